@@ -1,0 +1,154 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import pino, { type Logger } from 'pino';
+import type { ResolvedConfig } from './config.js';
+import { type DatabaseHandle, migrate, openDatabase } from './db/database.js';
+import { Stores } from './db/stores.js';
+import { assertHandlersComplete, registerApiRoutes } from './http/api-router.js';
+import { registerBlobRoutes } from './http/blob-routes.js';
+import type { Handler } from './http/handler.js';
+import { createHttpServer, registerStaticRoutes } from './http/server.js';
+import { newSecret } from './lib/ids.js';
+import { UrlSigner } from './lib/signing.js';
+import { authHandlers } from './modules/auth/auth.routes.js';
+import { AuthService } from './modules/auth/auth.service.js';
+import { commonObjectHandlers, dataObjectSystemHandlers } from './modules/data-objects/data-objects.routes.js';
+import { DataObjectsService } from './modules/data-objects/data-objects.service.js';
+import { fileHandlers } from './modules/files/files.routes.js';
+import { FilesService } from './modules/files/files.service.js';
+import { NoncesService } from './modules/nonces/nonces.service.js';
+import { orgHandlers } from './modules/orgs/orgs.routes.js';
+import { OrgsService } from './modules/orgs/orgs.service.js';
+import { AccessService } from './modules/projects/access.service.js';
+import { FoldersService } from './modules/projects/folders.service.js';
+import { projectHandlers } from './modules/projects/projects.routes.js';
+import { ProjectsService } from './modules/projects/projects.service.js';
+import { recordHandlers } from './modules/records/records.routes.js';
+import { uiConfigHandlers } from './modules/ui-config/ui-config.routes.js';
+import { UiConfigService } from './modules/ui-config/ui-config.service.js';
+import { userHandlers } from './modules/users/users.routes.js';
+import { UsersService } from './modules/users/users.service.js';
+import type { BlobStore } from './storage/blob-store.js';
+import { FsBlobStore } from './storage/fs.blob-store.js';
+import { S3BlobStore } from './storage/s3.blob-store.js';
+
+export interface Services {
+  auth: AuthService;
+  users: UsersService;
+  orgs: OrgsService;
+  access: AccessService;
+  projects: ProjectsService;
+  folders: FoldersService;
+  objects: DataObjectsService;
+  files: FilesService;
+  uiConfig: UiConfigService;
+}
+
+export interface Platform {
+  config: ResolvedConfig;
+  http: FastifyInstance;
+  stores: Stores;
+  services: Services;
+  blobs: BlobStore;
+  log: Logger;
+  close(): Promise<void>;
+}
+
+/** The signing secret is shared by every API server of an installation; generated once into the data directory. */
+function signingSecret(config: ResolvedConfig): string {
+  if (config.signingSecret) return config.signingSecret;
+  const file = path.join(config.dataDir, 'signing.key');
+  if (!fs.existsSync(file)) {
+    fs.mkdirSync(config.dataDir, { recursive: true });
+    fs.writeFileSync(file, newSecret(48), { mode: 0o600, flag: 'wx' });
+  }
+  return fs.readFileSync(file, 'utf8').trim();
+}
+
+async function openBlobStore(config: ResolvedConfig): Promise<BlobStore> {
+  if (!config.s3) return new FsBlobStore(config.blobDir);
+  const store = new S3BlobStore(config.s3);
+  await store.ensureBucket();
+  return store;
+}
+
+/** The composition root: configuration → database → repositories → services → HTTP. */
+export async function createPlatform(config: ResolvedConfig, log: Logger = pino({ level: config.logLevel })): Promise<Platform> {
+  const database: DatabaseHandle = openDatabase({ databaseUrl: config.databaseUrl, sqlitePath: config.sqlitePath });
+  const applied = await migrate(database);
+  if (applied.length) log.info({ migrations: applied }, 'database migrated');
+  const stores = new Stores(database.db, database.dialect);
+  const blobs = await openBlobStore(config);
+
+  let files: FilesService | undefined;
+  const onObjectsDeleted = () => void files?.collectGarbage();
+  const auth = new AuthService(stores);
+  const users = new UsersService(stores, { selfSignUp: config.selfSignUp, onAccountChange: () => auth.invalidateCache() });
+  const access = new AccessService(stores);
+  const projects = new ProjectsService(stores, access, { onObjectsDeleted });
+  const folders = new FoldersService(stores, access, { onObjectsDeleted });
+  const orgs = new OrgsService(stores, access, projects, users);
+  const objects = new DataObjectsService(stores, access);
+  files = new FilesService(stores, objects, blobs, new UrlSigner(signingSecret(config)), config.publicUrl, log);
+  const uiConfig = new UiConfigService({ publicUrl: config.publicUrl, selfSignUp: config.selfSignUp, overrides: config.ui });
+  const nonces = new NoncesService(stores);
+
+  const handlers = {
+    ...authHandlers(auth, users),
+    ...userHandlers(users),
+    ...orgHandlers(orgs),
+    ...projectHandlers(projects, folders),
+    ...fileHandlers(files),
+    ...commonObjectHandlers(objects, 'file'),
+    ...commonObjectHandlers(objects, 'record'),
+    ...recordHandlers(objects),
+    ...dataObjectSystemHandlers(objects),
+    ...uiConfigHandlers(uiConfig),
+  };
+  assertHandlersComplete(handlers);
+
+  const http = createHttpServer(log, config.bodyLimitBytes);
+  registerApiRoutes(http, {
+    handlers: handlers as unknown as Record<string, Handler<never>>,
+    auth,
+    nonces,
+    bodyLimit: config.bodyLimitBytes,
+    validateResponses: config.validateResponses,
+  });
+  registerBlobRoutes(http, files);
+  registerStaticRoutes(http, {
+    publicUrl: config.publicUrl,
+    webDir: config.webDir,
+    manifest: () => uiConfig.deployManifest(),
+    runtimeConfig: () => uiConfig.runtimeConfig(),
+  });
+  http.get('/health', async () => ({ status: 'ok' }));
+  http.get('/ready', async (_request, reply) => {
+    try {
+      await stores.users.count();
+      await blobs.check();
+      return { status: 'ready', database: database.dialect, blobStore: blobs.kind };
+    } catch (error) {
+      return reply.code(503).send({ error: { type: 'ServiceUnavailable', message: `Not ready: ${(error as Error).message}` } });
+    }
+  });
+
+  await files.recover(Date.now());
+  const sweeper = setInterval(() => void files?.recover(Date.now()), 10 * 60_000);
+  sweeper.unref();
+
+  return {
+    config,
+    http,
+    stores,
+    blobs,
+    log,
+    services: { auth, users, orgs, access, projects, folders, objects, files, uiConfig },
+    async close() {
+      clearInterval(sweeper);
+      await http.close();
+      await database.close();
+    },
+  };
+}

@@ -1,0 +1,107 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+
+const s3Schema = z.object({
+  endpoint: z.string().url().optional(),
+  region: z.string().default('us-east-1'),
+  bucket: z.string().min(3),
+  prefix: z.string().default(''),
+  accessKeyId: z.string().optional(),
+  secretAccessKey: z.string().optional(),
+  forcePathStyle: z.boolean().default(true),
+  /** `presigned`: clients download straight from S3; `proxy`: the API server streams the bytes. */
+  downloadMode: z.enum(['presigned', 'proxy']).default('presigned'),
+});
+
+export const configSchema = z.object({
+  port: z.number().int().min(0).max(65_535).default(8080),
+  host: z.string().default('0.0.0.0'),
+  /** Where clients reach this server; upload/download URLs and the web app's apiServer are built from it. */
+  publicUrl: z.string().url().optional(),
+  dataDir: z.string().default('./data'),
+  /** `postgres://…` selects PostgreSQL; otherwise SQLite at `sqlitePath`. */
+  databaseUrl: z.string().optional(),
+  sqlitePath: z.string().optional(),
+  blobDir: z.string().optional(),
+  s3: s3Schema.optional(),
+  admin: z
+    .object({
+      username: z.string().default('admin'),
+      email: z.string().default('admin@localhost'),
+      password: z.string().min(8).optional(),
+      token: z.string().min(16).optional(),
+    })
+    .default({ username: 'admin', email: 'admin@localhost' }),
+  createDemoProject: z.boolean().default(true),
+  selfSignUp: z.boolean().default(false),
+  /** Secret for signed upload/download URLs; generated into the data directory when unset. Share it between API servers. */
+  signingSecret: z.string().min(16).optional(),
+  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Parse every response against the contract too (on in tests; costs time). */
+  validateResponses: z.boolean().default(false),
+  /** Built web app to serve under /panx (optional until the web package exists). */
+  webDir: z.string().optional(),
+  bodyLimitBytes: z.number().int().positive().default(16 * 1024 * 1024),
+  /** Runtime configuration for the web app, merged over the defaults by system/getUIConfig. */
+  ui: z.record(z.string(), z.unknown()).default({}),
+});
+
+export type Config = z.infer<typeof configSchema>;
+export type ResolvedConfig = Config & { publicUrl: string; sqlitePath: string; blobDir: string };
+
+const bool = (value: string | undefined) => (value === undefined ? undefined : ['1', 'true', 'yes', 'on'].includes(value.toLowerCase()));
+
+/** Environment variables (documented in docs/OPERATIONS.md) over an optional JSON config file (`PANX_CONFIG`). */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): ResolvedConfig {
+  let fileConfig: Record<string, unknown> = {};
+  if (env.PANX_CONFIG) fileConfig = JSON.parse(fs.readFileSync(env.PANX_CONFIG, 'utf8')) as Record<string, unknown>;
+
+  const fromEnv: Record<string, unknown> = {
+    port: env.PANX_PORT ? Number(env.PANX_PORT) : undefined,
+    host: env.PANX_HOST,
+    publicUrl: env.PANX_PUBLIC_URL,
+    dataDir: env.PANX_DATA_DIR,
+    databaseUrl: env.DATABASE_URL,
+    sqlitePath: env.PANX_SQLITE_PATH,
+    blobDir: env.PANX_BLOB_DIR,
+    selfSignUp: bool(env.PANX_SELF_SIGNUP),
+    createDemoProject: bool(env.PANX_DEMO_PROJECT),
+    signingSecret: env.PANX_SIGNING_SECRET,
+    logLevel: env.PANX_LOG_LEVEL,
+    webDir: env.PANX_WEB_DIR,
+  };
+  const admin = {
+    ...((fileConfig.admin as object | undefined) ?? {}),
+    ...(env.PANX_ADMIN_USER ? { username: env.PANX_ADMIN_USER } : {}),
+    ...(env.PANX_ADMIN_PASSWORD ? { password: env.PANX_ADMIN_PASSWORD } : {}),
+    ...(env.PANX_ADMIN_TOKEN ? { token: env.PANX_ADMIN_TOKEN } : {}),
+  };
+  const s3 = env.PANX_S3_BUCKET
+    ? {
+        ...((fileConfig.s3 as object | undefined) ?? {}),
+        bucket: env.PANX_S3_BUCKET,
+        endpoint: env.PANX_S3_ENDPOINT,
+        region: env.PANX_S3_REGION,
+        prefix: env.PANX_S3_PREFIX,
+        accessKeyId: env.AWS_ACCESS_KEY_ID,
+        secretAccessKey: env.AWS_SECRET_ACCESS_KEY,
+        downloadMode: env.PANX_S3_DOWNLOAD_MODE,
+      }
+    : fileConfig.s3;
+
+  const merged = { ...fileConfig, ...dropUndefined(fromEnv), admin, ...(s3 ? { s3: dropUndefined(s3 as Record<string, unknown>) } : {}), ...overrides };
+  const config = configSchema.parse(merged);
+  const dataDir = path.resolve(config.dataDir);
+  return {
+    ...config,
+    dataDir,
+    publicUrl: (config.publicUrl ?? `http://localhost:${config.port}`).replace(/\/+$/, ''),
+    sqlitePath: path.resolve(config.sqlitePath ?? path.join(dataDir, 'panx.db')),
+    blobDir: path.resolve(config.blobDir ?? path.join(dataDir, 'blobs')),
+  };
+}
+
+function dropUndefined(record: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined && value !== ''));
+}

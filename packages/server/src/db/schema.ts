@@ -1,0 +1,167 @@
+import type { Generated } from 'kysely';
+
+/**
+ * Typed schema of the metadata database. Timestamps are ms since the epoch (bigint), booleans are
+ * 0/1 integers and structured values are JSON text, so that SQLite and PostgreSQL store the same thing.
+ */
+export interface UsersTable {
+  id: string;
+  handle: string;
+  email: string;
+  first: string;
+  middle: string;
+  last: string;
+  passwordHash: string;
+  isAdmin: number;
+  disabled: number;
+  securityLevel: string;
+  otpSecret: string | null;
+  otpEnabled: number;
+  sshPublicKey: string | null;
+  sessionData: string;
+  billTo: string;
+  created: number;
+  modified: number;
+  createdBy: string;
+}
+
+export interface TokensTable {
+  id: string;
+  userId: string;
+  secretHash: string;
+  kind: string;
+  label: string;
+  scope: string | null;
+  securityLevel: string | null;
+  created: number;
+  expires: number;
+  lastUsed: number | null;
+  revoked: number;
+}
+
+export interface OrgsTable {
+  id: string;
+  handle: string;
+  name: string;
+  policies: string;
+  phiFeaturesEnabled: number;
+  defaultRegion: string;
+  permittedRegions: string;
+  created: number;
+  modified: number;
+  createdBy: string;
+}
+
+export interface OrgMembersTable {
+  orgId: string;
+  userId: string;
+  level: string;
+  allowBillableActivities: number;
+  appAccess: number;
+  projectAccess: string;
+  created: number;
+}
+
+export interface ProjectsTable {
+  id: string;
+  class: string;
+  name: string;
+  billTo: string;
+  region: string;
+  containsPHI: number;
+  settings: string;
+  summary: string;
+  description: string;
+  tags: string;
+  properties: string;
+  pendingTransfer: string | null;
+  createdBy: string;
+  created: number;
+  modified: number;
+  version: number;
+}
+
+export interface ProjectMembersTable {
+  projectId: string;
+  memberId: string;
+  level: string;
+  created: number;
+}
+
+export interface FoldersTable {
+  projectId: string;
+  path: string;
+}
+
+export interface ObjectsTable {
+  id: string;
+  class: string;
+  state: string;
+  media: string;
+  size: number | null;
+  blobKey: string | null;
+  /** Multipart upload id while a file is open (S3 upload id, or the local staging id). */
+  uploadId: string | null;
+  content: string;
+  createdBy: string;
+  created: number;
+  stateChanged: number;
+}
+
+export interface ObjectCopiesTable {
+  projectId: string;
+  objectId: string;
+  class: string;
+  name: string;
+  folder: string;
+  hidden: number;
+  tags: string;
+  types: string;
+  properties: string;
+  details: string;
+  created: number;
+  modified: number;
+}
+
+export interface FilePartsTable {
+  fileId: string;
+  partIndex: number;
+  size: number;
+  md5: string;
+  /** What the blob store answered for the part (an S3 ETag, or the local part's name). */
+  partRef: string;
+  created: number;
+}
+
+export interface NoncesTable {
+  route: string;
+  nonce: string;
+  callerId: string;
+  bodyHash: string;
+  response: string;
+  created: number;
+}
+
+/** Blobs whose objects are gone; deleted after commit and retried at start-up (crash safety). */
+export interface BlobDeletionsTable {
+  id: Generated<number>;
+  blobKey: string;
+  /** Set when the key names a multipart upload to abort rather than an object. */
+  uploadOf: string | null;
+  created: number;
+}
+
+export interface Database {
+  users: UsersTable;
+  tokens: TokensTable;
+  orgs: OrgsTable;
+  orgMembers: OrgMembersTable;
+  projects: ProjectsTable;
+  projectMembers: ProjectMembersTable;
+  folders: FoldersTable;
+  objects: ObjectsTable;
+  objectCopies: ObjectCopiesTable;
+  fileParts: FilePartsTable;
+  nonces: NoncesTable;
+  blobDeletions: BlobDeletionsTable;
+}

@@ -1,0 +1,105 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import cors from '@fastify/cors';
+import { buildOpenApiDocument } from '@panx/contract';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { ApiError } from '../errors.js';
+
+export function createHttpServer(log: Logger, bodyLimit: number): FastifyInstance {
+  const app: FastifyInstance = Fastify({
+    loggerInstance: log as FastifyBaseLogger,
+    bodyLimit,
+    // Tokens travel in headers and signed URLs carry signatures: keep both out of the logs.
+    disableRequestLogging: false,
+    trustProxy: true,
+    routerOptions: { maxParamLength: 2048 },
+  });
+
+  // JSON bodies arrive as text and are parsed by the API router (so bad JSON gets the DNAnexus error);
+  // anything else (upload parts) stays a stream.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+  app.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+
+  void app.register(cors, {
+    origin: true,
+    credentials: true,
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'OPTIONS'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'Content-MD5', 'Content-Length', 'Range', 'DNAnexus-API', 'X-Requested-With'],
+    exposedHeaders: ['Content-Length', 'Content-Range', 'Accept-Ranges', 'ETag'],
+    maxAge: 86_400,
+  });
+
+  app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
+    if (error instanceof ApiError) {
+      return reply.code(error.status).header('content-type', 'application/json').send({
+        error: { type: error.type, message: error.message, ...(error.details === undefined ? {} : { details: error.details }) },
+      });
+    }
+    const status = (error as FastifyError).statusCode ?? 500;
+    if (status === 413) {
+      return reply.code(413).send({ error: { type: 'InvalidInput', message: `The request body is larger than the limit of ${bodyLimit} bytes` } });
+    }
+    if (status >= 400 && status < 500) {
+      const type = (error as FastifyError).code === 'FST_ERR_CTP_INVALID_JSON_BODY' ? 'MalformedJSON' : 'InvalidInput';
+      return reply.code(status === 400 ? 400 : 422).send({ error: { type, message: error.message } });
+    }
+    request.log.error({ err: error }, 'internal error');
+    return reply.code(500).send({ error: { type: 'InternalError', message: 'An internal error occurred; it has been logged' } });
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    reply.code(404).send({ error: { type: 'ResourceNotFound', message: `No route ${request.method} ${request.url.split('?')[0]}` } }),
+  );
+  return app;
+}
+
+/** /api-docs (OpenAPI from the contract), /deployManifest.json and /asset/{config}/config.json for the web app, and the web build under /panx. */
+export function registerStaticRoutes(
+  app: FastifyInstance,
+  options: { publicUrl: string; webDir?: string; manifest: () => unknown; runtimeConfig: () => unknown },
+): void {
+  const openapi = buildOpenApiDocument(options.publicUrl);
+  app.get('/api-docs/openapi.json', async () => openapi);
+  app.get('/api-docs', async (_request, reply) =>
+    reply.type('text/html').send(
+      `<!doctype html><html><head><meta charset="utf-8"><title>Panx API</title></head><body style="font-family:sans-serif;max-width:70em;margin:2em auto">` +
+        `<h1>Panx API (DNAnexus API v1 compatible)</h1><p>Every call is <code>POST /&lt;subject&gt;/&lt;method&gt;</code> with a JSON body and a bearer token. ` +
+        `Machine-readable description: <a href="/api-docs/openapi.json">openapi.json</a>.</p><table border="1" cellpadding="4" style="border-collapse:collapse">` +
+        Object.entries((openapi.paths ?? {}) as Record<string, { post: { summary: string; description?: string } }>)
+          .map(([route, item]) => `<tr><td><code>${escapeHtml(route)}</code></td><td>${escapeHtml(item.post.summary)}${item.post.description ? `<br><em>${escapeHtml(item.post.description)}</em>` : ''}</td></tr>`)
+          .join('') +
+        `</table></body></html>`,
+    ),
+  );
+  app.get('/deployManifest.json', async () => options.manifest());
+  app.get<{ Params: { config: string } }>('/asset/:config/config.json', async () => options.runtimeConfig());
+  app.get('/', async (_request, reply) => reply.redirect('/panx/'));
+
+  const webDir = options.webDir && fs.existsSync(path.join(options.webDir, 'index.html')) ? path.resolve(options.webDir) : undefined;
+  app.get('/panx', async (_request, reply) => reply.redirect('/panx/'));
+  app.get<{ Params: { '*': string } }>('/panx/*', async (request, reply) => {
+    if (!webDir) {
+      return reply
+        .type('text/html')
+        .send(
+          '<!doctype html><meta charset="utf-8"><title>Panx</title><body style="font-family:sans-serif;margin:3em">' +
+            '<h1>Panx</h1><p>The API server is running. The web app has not been built into this installation yet; ' +
+            'use the <code>px</code> command-line client or the API (<a href="/api-docs">/api-docs</a>).</p></body>',
+        );
+    }
+    const wanted = path.resolve(webDir, `.${path.posix.normalize(`/${request.params['*']}`)}`);
+    const file = wanted.startsWith(webDir) && fs.existsSync(wanted) && fs.statSync(wanted).isFile() ? wanted : path.join(webDir, 'index.html');
+    return reply.type(contentTypeOf(file)).send(fs.createReadStream(file));
+  });
+}
+
+function contentTypeOf(file: string): string {
+  const types: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml', '.png': 'image/png', '.json': 'application/json', '.woff2': 'font/woff2' };
+  return types[path.extname(file)] ?? 'application/octet-stream';
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"]/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[char] ?? char);
+}

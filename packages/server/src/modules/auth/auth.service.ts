@@ -1,0 +1,178 @@
+import { createHash } from 'node:crypto';
+import { hash as argonHash, verify as argonVerify } from '@node-rs/argon2';
+import { type PermissionLevel, SESSION_TIMEOUT_MS, type SecurityLevel } from '@panx/contract';
+import type { Stores } from '../../db/stores.js';
+import { invalidAuthentication, invalidInput, notFound, permissionDenied } from '../../errors.js';
+import { newId, newSecret } from '../../lib/ids.js';
+import { parseJson, toJson } from '../../lib/json.js';
+import type { Caller } from './caller.js';
+import type { TokenRow } from './tokens.repository.js';
+import { verifyTotp } from './totp.js';
+
+const HUNDRED_YEARS_MS = 100 * 365 * 86_400_000;
+/** How long a verified token is trusted without asking the database again. */
+const AUTH_CACHE_MS = 2_000;
+
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+export function hashPassword(password: string): Promise<string> {
+  // argon2id with the library's defaults (m=19 MiB, t=2, p=1: the OWASP baseline).
+  return argonHash(password);
+}
+
+export interface IssuedToken extends Record<string, unknown> {
+  access_token: string;
+  token_type: 'Bearer';
+  expires: number;
+  user_id: string;
+  token_id: string;
+}
+
+export class AuthService {
+  private readonly cache = new Map<string, { caller: Caller; expires: number; until: number }>();
+
+  constructor(private readonly stores: Stores) {}
+
+  /** Resolves a bearer token to its caller, or throws InvalidAuthentication. */
+  async authenticate(authorization: string | undefined, now: number): Promise<Caller> {
+    if (!authorization) throw invalidAuthentication('Authentication required: send "Authorization: Bearer <token>"');
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    if (!match?.[1]) throw invalidAuthentication('The Authorization header must be "Bearer <token>"');
+    const secretHash = hashSecret(match[1]);
+    const cached = this.cache.get(secretHash);
+    if (cached && cached.until > now && cached.expires > now) return cached.caller;
+
+    const token = await this.stores.tokens.findBySecretHash(secretHash);
+    if (!token || token.revoked) throw invalidAuthentication('The token could not be found or has been revoked');
+    if (token.expires <= now) throw invalidAuthentication('The token has expired; sign in again');
+    const user = await this.stores.users.findById(token.userId);
+    if (!user) throw invalidAuthentication('The token belongs to an account that no longer exists');
+    if (user.disabled) throw invalidAuthentication(`The account ${user.id} is disabled`);
+    const caller: Caller = {
+      userId: user.id,
+      tokenId: token.id,
+      tokenKind: token.kind as Caller['tokenKind'],
+      isAdmin: user.isAdmin === 1,
+      scope: parseJson<Caller['scope']>(token.scope, null),
+    };
+    if (this.cache.size > 10_000) this.cache.clear();
+    this.cache.set(secretHash, { caller, expires: token.expires, until: now + AUTH_CACHE_MS });
+    return caller;
+  }
+
+  /** Forget cached verifications (after a revoke, a disable or a password change). */
+  invalidateCache(): void {
+    this.cache.clear();
+  }
+
+  async login(input: { username: string; password: string; otp?: string; securityLevel?: SecurityLevel }, now: number): Promise<IssuedToken> {
+    const userId = input.username.startsWith('user-') ? input.username : `user-${input.username}`;
+    const user = await this.stores.users.findById(userId);
+    // One message for unknown users and wrong passwords, so sign-in cannot probe for accounts.
+    const refused = () => invalidAuthentication('Incorrect username or password');
+    if (!user) {
+      await hashPassword(input.password); // spend the same time as a real check
+      throw refused();
+    }
+    if (!(await argonVerify(user.passwordHash, input.password))) throw refused();
+    if (user.disabled) throw invalidAuthentication(`The account ${user.id} is disabled`);
+    if (user.otpEnabled) {
+      if (!input.otp) throw invalidAuthentication('This account has two-factor authentication: send "otp" with the 6-digit code');
+      if (!user.otpSecret || !verifyTotp(user.otpSecret, input.otp, now)) throw invalidAuthentication('The one-time code is not valid');
+    }
+    const level = (input.securityLevel ?? user.securityLevel) as SecurityLevel;
+    return this.issue(user.id, { kind: 'session', label: 'web session', expires: now + SESSION_TIMEOUT_MS[level], securityLevel: level, scope: null }, now);
+  }
+
+  async createApiToken(
+    caller: Caller,
+    input: { label?: string; expires?: number; scope?: { projects: Record<string, PermissionLevel> } },
+    now: number,
+  ): Promise<IssuedToken> {
+    if (caller.scope && !input.scope) throw permissionDenied('A project-scoped token cannot create an unscoped token');
+    if (input.expires !== undefined && input.expires <= now) throw invalidInput('"expires" must be in the future');
+    return this.issue(
+      caller.userId,
+      { kind: 'api', label: input.label ?? 'API token', expires: input.expires ?? now + HUNDRED_YEARS_MS, securityLevel: null, scope: input.scope ?? null },
+      now,
+    );
+  }
+
+  /** Stores a token whose secret is already known (the configured admin token). */
+  async registerKnownToken(userId: string, secret: string, label: string, now: number): Promise<void> {
+    if (await this.stores.tokens.findBySecretHash(hashSecret(secret))) return;
+    await this.stores.tokens.insert({
+      id: newId('token'),
+      userId,
+      secretHash: hashSecret(secret),
+      kind: 'api',
+      label,
+      scope: null,
+      securityLevel: null,
+      created: now,
+      expires: now + HUNDRED_YEARS_MS,
+      lastUsed: null,
+      revoked: 0,
+    });
+  }
+
+  async issue(
+    userId: string,
+    spec: { kind: TokenRow['kind']; label: string; expires: number; securityLevel: string | null; scope: object | null },
+    now: number,
+  ): Promise<IssuedToken> {
+    const secret = newSecret();
+    const id = newId('token');
+    await this.stores.tokens.insert({
+      id,
+      userId,
+      secretHash: hashSecret(secret),
+      kind: spec.kind,
+      label: spec.label,
+      scope: spec.scope ? toJson(spec.scope) : null,
+      securityLevel: spec.securityLevel,
+      created: now,
+      expires: spec.expires,
+      lastUsed: null,
+      revoked: 0,
+    });
+    return { access_token: secret, token_type: 'Bearer', expires: spec.expires, user_id: userId, token_id: id };
+  }
+
+  /** Slides a session token's expiry forward by its security level's timeout. */
+  async heartbeat(caller: Caller, now: number): Promise<{ expires: number; securityLevel: SecurityLevel }> {
+    const token = await this.stores.tokens.findById(caller.tokenId);
+    if (!token) throw invalidAuthentication('The token could not be found');
+    if (token.kind !== 'session') {
+      return { expires: token.expires, securityLevel: 'normal' };
+    }
+    const level = (token.securityLevel ?? 'normal') as SecurityLevel;
+    const expires = now + SESSION_TIMEOUT_MS[level];
+    await this.stores.tokens.touch(token.id, now, expires);
+    this.invalidateCache();
+    return { expires, securityLevel: level };
+  }
+
+  async list(caller: Caller, options: { kind?: string; includeExpired?: boolean }, now: number) {
+    const rows = await this.stores.tokens.listByUser(caller.userId, { kind: options.kind, activeAt: options.includeExpired ? undefined : now });
+    return rows.map((row) => ({
+      id: row.id,
+      label: row.label,
+      kind: row.kind as 'session' | 'api' | 'job',
+      created: row.created,
+      expires: row.expires,
+      lastUsed: row.lastUsed,
+      scope: parseJson<{ projects: Record<string, 'VIEW' | 'UPLOAD' | 'CONTRIBUTE' | 'ADMINISTER'> } | null>(row.scope, null),
+    }));
+  }
+
+  async revoke(caller: Caller, tokenId: string | undefined): Promise<void> {
+    const id = tokenId ?? caller.tokenId;
+    const token = await this.stores.tokens.findById(id);
+    if (!token || (token.userId !== caller.userId && !caller.isAdmin)) throw notFound(`The token ${id} could not be found`);
+    await this.stores.tokens.revoke(id);
+    this.invalidateCache();
+  }
+}

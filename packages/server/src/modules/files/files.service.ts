@@ -1,0 +1,208 @@
+import type { Readable } from 'node:stream';
+import { ABANDON_OPEN_FILES_AFTER_MS, DOWNLOAD_URL_DURATION_S, type RouteParsedInput, UPLOAD_LIMITS } from '@panx/contract';
+import type { Logger } from 'pino';
+import type { Stores } from '../../db/stores.js';
+import { invalidInput, invalidState, notFound, permissionDenied } from '../../errors.js';
+import type { UrlSigner } from '../../lib/signing.js';
+import { BlobIntegrityError, type BlobStore, type ByteRange } from '../../storage/blob-store.js';
+import type { Caller } from '../auth/caller.js';
+import type { DataObjectsService } from '../data-objects/data-objects.service.js';
+import type { ObjectRow } from '../data-objects/objects.repository.js';
+import { projectSettings } from '../projects/project-describe.js';
+
+/** Upload URLs stay valid this long; clients fetch a fresh one for every attempt anyway. */
+const UPLOAD_URL_DURATION_S = 3600;
+
+export function blobKeyOf(fileId: string): string {
+  return `files/${fileId}`;
+}
+
+/**
+ * File bytes: signed part uploads, close (assembling the parts), signed downloads with Range, and the
+ * background work that keeps storage honest: finishing closes interrupted by a crash, abandoning
+ * uploads left open for a day, and deleting blobs of removed files.
+ */
+export class FilesService {
+  private closing = new Set<string>();
+  private gcRunning: Promise<void> | undefined;
+
+  constructor(
+    private readonly stores: Stores,
+    private readonly objects: DataObjectsService,
+    private readonly blobs: BlobStore,
+    private readonly signer: UrlSigner,
+    private readonly publicUrl: string,
+    private readonly log: Logger,
+  ) {}
+
+  async create(caller: Caller, input: RouteParsedInput<'file/new'>, now: number): Promise<{ id: string }> {
+    const result = await this.objects.create(caller, input, { cls: 'file', state: 'open', media: input.media ?? '' }, now);
+    const uploadId = await this.blobs.startUpload(blobKeyOf(result.id));
+    await this.stores.objects.updateObject(result.id, { uploadId, blobKey: blobKeyOf(result.id) });
+    return result;
+  }
+
+  async uploadUrl(caller: Caller, id: string, input: RouteParsedInput<'file-xxxx/upload'>, now: number) {
+    const resolved = await this.objects.resolve(caller, id, undefined, 'file');
+    if (resolved.access.level === 'VIEW') throw permissionDenied(`Uploading to ${id} requires UPLOAD permission in ${resolved.row.projectId}`);
+    if (resolved.row.state !== 'open') throw invalidState(`${id} is ${resolved.row.state}: parts can only be uploaded while it is open`);
+    if (input.size !== undefined && input.size > UPLOAD_LIMITS.maximumPartSize) {
+      throw invalidInput(`Part size ${input.size} exceeds the maximum of ${UPLOAD_LIMITS.maximumPartSize} bytes`);
+    }
+    const index = input.index ?? 1;
+    const expires = now + UPLOAD_URL_DURATION_S * 1000;
+    const size = input.size ?? '';
+    const md5 = input.md5 ?? '';
+    const sig = this.signer.sign(['upload', id, index, size, md5, expires]);
+    const query = new URLSearchParams({ size: String(size), md5, expires: String(expires), sig });
+    const headers: Record<string, string> = { 'content-type': 'application/octet-stream' };
+    if (input.size !== undefined) headers['content-length'] = String(input.size);
+    if (input.md5) headers['content-md5'] = Buffer.from(input.md5, 'hex').toString('base64');
+    return { url: `${this.publicUrl}/upload/${id}/${index}?${query}`, expires, headers };
+  }
+
+  /** The PUT of a signed upload URL: checks the signature, stores the part, records it complete at once. */
+  async receivePart(params: { id: string; index: number; query: Record<string, string | undefined>; body: Readable; contentLength?: number }, now: number) {
+    const { id, index, query } = params;
+    const expires = Number(query.expires);
+    const size = query.size ?? '';
+    const md5 = query.md5 ?? '';
+    if (!query.sig || !this.signer.verify(['upload', id, index, size, md5, expires], query.sig)) {
+      throw permissionDenied('The upload URL signature is not valid');
+    }
+    if (!(expires > now)) throw permissionDenied('The upload URL has expired; ask /file-xxxx/upload for a new one');
+    if (params.contentLength !== undefined && params.contentLength > UPLOAD_LIMITS.maximumPartSize) {
+      throw invalidInput(`Part size ${params.contentLength} exceeds the maximum of ${UPLOAD_LIMITS.maximumPartSize} bytes`);
+    }
+    const object = await this.stores.objects.findObject(id);
+    if (!object) throw notFound(`The file ${id} could not be found`);
+    if (object.state !== 'open' || !object.uploadId) throw invalidState(`${id} is ${object.state}: parts can only be uploaded while it is open`);
+    let stored: Awaited<ReturnType<BlobStore['putPart']>>;
+    try {
+      stored = await this.blobs.putPart(blobKeyOf(id), object.uploadId, index, params.body, {
+        size: size === '' ? params.contentLength : Number(size),
+        md5: md5 || undefined,
+      });
+    } catch (error) {
+      if (error instanceof BlobIntegrityError) throw invalidInput(error.message);
+      throw error;
+    }
+    await this.stores.transaction(async (tx) => {
+      const current = await tx.objects.findObject(id);
+      if (current?.state !== 'open') throw invalidState(`${id} was closed while the part was uploading`);
+      await tx.objects.upsertPart({ fileId: id, partIndex: index, size: stored.size, md5: stored.md5, partRef: stored.partRef, created: now });
+      await tx.objects.updateObject(id, { stateChanged: now });
+    });
+    return { md5: stored.md5, size: stored.size };
+  }
+
+  async close(caller: Caller, id: string, now: number): Promise<{ id: string }> {
+    const resolved = await this.objects.resolve(caller, id, undefined, 'file');
+    if (resolved.access.level === 'VIEW') throw permissionDenied(`Closing ${id} requires UPLOAD permission in ${resolved.row.projectId}`);
+    if (resolved.row.state !== 'open') return { id };
+    const parts = await this.stores.objects.listParts(id);
+    const total = parts.reduce((sum, part) => sum + part.size, 0);
+    parts.forEach((part, i) => {
+      if (i < parts.length - 1 && part.size < UPLOAD_LIMITS.minimumPartSize) {
+        throw invalidState(`Part ${part.partIndex} of ${id} has ${part.size} bytes: every part but the last must be at least ${UPLOAD_LIMITS.minimumPartSize} bytes`);
+      }
+    });
+    if (total > UPLOAD_LIMITS.maximumFileSize) throw invalidState(`${id} would be ${total} bytes, over the maximum of ${UPLOAD_LIMITS.maximumFileSize}`);
+    await this.stores.objects.updateObject(id, { state: 'closing', stateChanged: now });
+    void this.finishClosing(id);
+    return { id };
+  }
+
+  /** Assembles the parts and marks the file closed; idempotent, so a crash mid-way is finished at the next start. */
+  async finishClosing(id: string): Promise<void> {
+    if (this.closing.has(id)) return;
+    this.closing.add(id);
+    try {
+      const object = await this.stores.objects.findObject(id);
+      if (object?.state !== 'closing' || !object.uploadId) return;
+      const parts = await this.stores.objects.listParts(id);
+      await this.blobs.completeUpload(
+        blobKeyOf(id),
+        object.uploadId,
+        parts.map((part) => ({ index: part.partIndex, partRef: part.partRef, size: part.size })),
+      );
+      const size = parts.reduce((sum, part) => sum + part.size, 0);
+      await this.stores.objects.updateObject(id, { state: 'closed', size, uploadId: null, blobKey: blobKeyOf(id), stateChanged: Date.now() });
+    } catch (error) {
+      this.log.error({ err: error, fileId: id }, 'closing a file failed; it stays closing and is retried at the next start');
+    } finally {
+      this.closing.delete(id);
+    }
+  }
+
+  async downloadUrl(caller: Caller, id: string, input: RouteParsedInput<'file-xxxx/download'>, now: number) {
+    const { row, access } = await this.objects.resolve(caller, id, input.project, 'file');
+    if (row.state !== 'closed') throw invalidState(`${id} is ${row.state}: only closed files can be downloaded`);
+    if (access.project.class === 'project' && projectSettings(access.project).downloadRestricted) {
+      throw permissionDenied(`${access.project.id} restricts downloads`);
+    }
+    const duration = input.duration ?? DOWNLOAD_URL_DURATION_S;
+    const expires = now + duration * 1000;
+    const filename = input.filename ?? row.name;
+    const direct = await this.blobs.directDownloadUrl(blobKeyOf(id), duration, filename);
+    if (direct) return { url: direct, expires, headers: {} };
+    const sig = this.signer.sign(['download', id, row.projectId, expires]);
+    const query = new URLSearchParams({ project: row.projectId, expires: String(expires), sig });
+    return { url: `${this.publicUrl}/download/${id}/${encodeURIComponent(filename)}?${query}`, expires, headers: {} };
+  }
+
+  /** The GET of a signed download URL. */
+  async openDownload(params: { id: string; query: Record<string, string | undefined> }, now: number): Promise<{ object: ObjectRow; size: number; read: (range?: ByteRange) => Promise<Readable> }> {
+    const { id, query } = params;
+    const expires = Number(query.expires);
+    if (!query.sig || !query.project || !this.signer.verify(['download', id, query.project, expires], query.sig)) {
+      throw permissionDenied('The download URL signature is not valid');
+    }
+    if (!(expires > now)) throw permissionDenied('The download URL has expired; ask /file-xxxx/download for a new one');
+    const copy = await this.stores.objects.findInContainer(query.project, id);
+    const object = await this.stores.objects.findObject(id);
+    if (!copy || !object) throw notFound(`The file ${id} no longer exists`);
+    if (object.state !== 'closed' || !object.blobKey) throw invalidState(`${id} is ${object.state}`);
+    const key = object.blobKey;
+    return { object, size: object.size ?? 0, read: (range) => this.blobs.read(key, range) };
+  }
+
+  /** Finishes closes interrupted by a crash and removes uploads left open too long. */
+  async recover(now: number): Promise<void> {
+    for (const object of await this.stores.objects.listInState('file', 'closing', now + 1)) await this.finishClosing(object.id);
+    const stale = await this.stores.objects.listInState('file', 'open', now - ABANDON_OPEN_FILES_AFTER_MS);
+    if (stale.length) {
+      await this.stores.transaction(async (tx) => {
+        for (const object of stale) {
+          for (const projectId of await tx.objects.containersOf(object.id)) await tx.objects.removeCopies(projectId, [object.id]);
+        }
+        await tx.objects.deleteObjects(stale.map((object) => object.id), now);
+      });
+      this.log.info({ count: stale.length }, 'abandoned uploads left open for over 24 h');
+    }
+    await this.collectGarbage();
+  }
+
+  /** Deletes blobs (and aborts uploads) of objects that no container holds any more. */
+  collectGarbage(): Promise<void> {
+    this.gcRunning ??= (async () => {
+      try {
+        for (;;) {
+          const batch = await this.stores.objects.listBlobDeletions(100);
+          if (!batch.length) return;
+          for (const entry of batch) {
+            if (entry.uploadOf) await this.blobs.abortUpload(entry.blobKey, entry.uploadOf);
+            await this.blobs.delete(entry.blobKey);
+            await this.stores.objects.removeBlobDeletion(entry.id);
+          }
+        }
+      } catch (error) {
+        this.log.error({ err: error }, 'blob garbage collection failed; retried later');
+      } finally {
+        this.gcRunning = undefined;
+      }
+    })();
+    return this.gcRunning;
+  }
+}
+

@@ -1,0 +1,34 @@
+import type { Executor } from '../../db/stores.js';
+import type { UsersTable } from '../../db/schema.js';
+
+export type UserRow = UsersTable;
+
+export class UsersRepository {
+  constructor(private readonly db: Executor) {}
+
+  async insert(row: UserRow): Promise<void> {
+    await this.db.insertInto('users').values(row).execute();
+  }
+
+  findById(id: string): Promise<UserRow | undefined> {
+    return this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  async update(id: string, patch: Partial<UserRow>): Promise<void> {
+    await this.db.updateTable('users').set(patch).where('id', '=', id).execute();
+  }
+
+  async count(): Promise<number> {
+    const row = await this.db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  /** Users ordered by id, after `afterId`, optionally only some ids and only enabled ones. */
+  listPage(options: { ids?: string[]; includeDisabled: boolean; afterId?: string; limit: number }): Promise<UserRow[]> {
+    let query = this.db.selectFrom('users').selectAll().orderBy('id');
+    if (options.ids) query = query.where('id', 'in', options.ids.length ? options.ids : ['']);
+    if (!options.includeDisabled) query = query.where('disabled', '=', 0);
+    if (options.afterId) query = query.where('id', '>', options.afterId);
+    return query.limit(options.limit).execute();
+  }
+}
