@@ -10,8 +10,6 @@ export function createHttpServer(log: Logger, bodyLimit: number): FastifyInstanc
   const app: FastifyInstance = Fastify({
     loggerInstance: log as FastifyBaseLogger,
     bodyLimit,
-    // Tokens travel in headers and signed URLs carry signatures: keep both out of the logs.
-    disableRequestLogging: false,
     trustProxy: true,
     routerOptions: { maxParamLength: 2048 },
   });

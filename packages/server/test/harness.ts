@@ -1,0 +1,122 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createClient, type PanxClient } from '@panx/client';
+import pg from 'pg';
+import pino from 'pino';
+import { createPlatform, type Platform } from '../src/app.js';
+import { bootstrap } from '../src/bootstrap.js';
+import { loadConfig } from '../src/config.js';
+import { freePort, startMoto } from './moto.js';
+
+export interface Backend {
+  name: string;
+  db: 'sqlite' | 'postgres';
+  blobs: 'local' | 's3';
+}
+
+/** The behavioural suites run on each of these; PANX_TEST_BACKENDS=sqlite+local narrows the list. */
+export const BACKENDS: Backend[] = [
+  { name: 'sqlite+local', db: 'sqlite', blobs: 'local' },
+  { name: 'postgres+s3', db: 'postgres', blobs: 's3' },
+].filter((backend) => !process.env.PANX_TEST_BACKENDS || process.env.PANX_TEST_BACKENDS.split(',').includes(backend.name));
+
+const PG_ADMIN_URL = process.env.PANX_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export interface TestPlatform {
+  url: string;
+  platform: Platform;
+  adminToken: string;
+  admin: PanxClient;
+  /** A signed-in client for a new (non-admin) user. */
+  newUser(handle?: string): Promise<{ id: string; client: PanxClient; token: string }>;
+  close(): Promise<void>;
+}
+
+export async function startTestPlatform(backend: Backend = { name: 'sqlite+local', db: 'sqlite', blobs: 'local' }): Promise<TestPlatform> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'panx-test-'));
+  const port = await freePort();
+  let databaseUrl: string | undefined;
+  let dbName: string | undefined;
+  if (backend.db === 'postgres') {
+    dbName = `panx_test_${randomBytes(6).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+    await admin.connect();
+    await admin.query(`create database ${dbName}`);
+    await admin.end();
+    databaseUrl = PG_ADMIN_URL.replace(/\/[^/]*$/, `/${dbName}`);
+  }
+  const s3 =
+    backend.blobs === 's3'
+      ? {
+          endpoint: await startMoto(),
+          bucket: `panx-${randomBytes(6).toString('hex')}`,
+          region: 'us-east-1',
+          prefix: '',
+          accessKeyId: 'test',
+          secretAccessKey: 'test',
+          forcePathStyle: true,
+          downloadMode: 'presigned' as const,
+        }
+      : undefined;
+  const adminToken = `admin-${randomBytes(16).toString('hex')}`;
+  const config = loadConfig(
+    {},
+    {
+      port,
+      host: '127.0.0.1',
+      publicUrl: `http://127.0.0.1:${port}`,
+      dataDir,
+      databaseUrl,
+      s3,
+      admin: { username: 'admin', email: 'admin@example.org', password: 'admin-password', token: adminToken },
+      createDemoProject: false,
+      validateResponses: true,
+      logLevel: 'silent',
+    },
+  );
+  const platform = await createPlatform(config, pino({ level: 'silent' }));
+  await bootstrap(platform);
+  await platform.http.listen({ port, host: '127.0.0.1' });
+  const url = `http://127.0.0.1:${port}`;
+  const admin = createClient({ baseUrl: url, token: adminToken, retries: 0 });
+  let userCount = 0;
+  return {
+    url,
+    platform,
+    adminToken,
+    admin,
+    async newUser(handle) {
+      const username = handle ?? `user${++userCount}${randomBytes(3).toString('hex')}`;
+      const password = `pw-${randomBytes(8).toString('hex')}`;
+      const { id } = await admin.call('user/new', { username, email: `${username}@example.org`, first: 'Test', last: username, password });
+      const anonymous = createClient({ baseUrl: url, retries: 0 });
+      const { access_token } = await anonymous.call('system/newAuthToken', { username, password });
+      return { id, token: access_token, client: createClient({ baseUrl: url, token: access_token, retries: 0 }) };
+    },
+    async close() {
+      await platform.close();
+      if (dbName) {
+        const pgAdmin = new pg.Client({ connectionString: PG_ADMIN_URL });
+        await pgAdmin.connect();
+        await pgAdmin.query(`drop database if exists ${dbName} with (force)`);
+        await pgAdmin.end();
+      }
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Expects the promise to fail with the DNAnexus error type (and optionally a message fragment). */
+export async function expectApiError(promise: Promise<unknown>, type: string, messagePart?: string): Promise<void> {
+  try {
+    await promise;
+  } catch (error) {
+    const e = error as { type?: string; message?: string; status?: number };
+    if (e.type !== type) throw new Error(`expected ${type}, got ${e.type}: ${e.message}`);
+    if (messagePart && !e.message?.includes(messagePart)) throw new Error(`expected message containing "${messagePart}", got "${e.message}"`);
+    return;
+  }
+  throw new Error(`expected ${type}, but the call succeeded`);
+}
