@@ -1,1 +1,1 @@
-console.log("link placeholder")
+console.log('link placeholder');

@@ -11,9 +11,7 @@ export interface ClientOptions {
   userAgent?: string;
 }
 
-type CallArgs<P extends RoutePath> = Endpoints[P]['kind'] extends 'instance'
-  ? [id: string, input?: RouteInput<P>]
-  : [input?: RouteInput<P>];
+type CallArgs<P extends RoutePath> = Endpoints[P]['kind'] extends 'instance' ? [id: string, input?: RouteInput<P>] : [input?: RouteInput<P>];
 
 export interface PanxClient {
   readonly baseUrl: string;

@@ -44,7 +44,12 @@ export const folderPathSchema = z
   .refine((value) => value.startsWith('/'), 'folder paths must start with "/"')
   .refine(
     (value) =>
-      value === '/' || value.replace(/\/$/, '').slice(1).split('/').every((segment) => segment.length > 0 && segment.length <= FOLDER_NAME_MAX_LENGTH),
+      value === '/' ||
+      value
+        .replace(/\/$/, '')
+        .slice(1)
+        .split('/')
+        .every((segment) => segment.length > 0 && segment.length <= FOLDER_NAME_MAX_LENGTH),
     `folder names must be non-empty and at most ${FOLDER_NAME_MAX_LENGTH} characters`,
   )
   .refine((value) => !value.split('/').some((segment) => segment === '.' || segment === '..'), 'folder names "." and ".." are not allowed');
@@ -77,7 +82,13 @@ export const describeFlagSchema = z.union([z.boolean(), describeOptionsSchema]);
 export const nameFilterSchema = z.union([
   z.string(),
   z.object({ glob: z.string() }),
-  z.object({ regexp: z.string(), flags: z.string().regex(/^[imsu]*$/, 'flags may only contain i, m, s, u').optional() }),
+  z.object({
+    regexp: z.string(),
+    flags: z
+      .string()
+      .regex(/^[imsu]*$/, 'flags may only contain i, m, s, u')
+      .optional(),
+  }),
 ]);
 export type NameFilter = z.infer<typeof nameFilterSchema>;
 

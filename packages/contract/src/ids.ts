@@ -5,19 +5,7 @@ export const ID_ALPHABET = '0123456789BFGJKPQVXYZbfgjkpqvxyz';
 export const ID_LENGTH = 24;
 
 /** Classes whose ids are `<class>-` + 24 hash characters. */
-export const HASH_ID_CLASSES = [
-  'project',
-  'container',
-  'file',
-  'record',
-  'applet',
-  'workflow',
-  'analysis',
-  'job',
-  'database',
-  'dbcluster',
-  'stage',
-] as const;
+export const HASH_ID_CLASSES = ['project', 'container', 'file', 'record', 'applet', 'workflow', 'analysis', 'job', 'database', 'dbcluster', 'stage'] as const;
 export type HashIdClass = (typeof HASH_ID_CLASSES)[number];
 
 /** Data object classes (live in projects and containers, have per-container metadata). */
@@ -48,12 +36,8 @@ export function classOfId(value: string): string | undefined {
 }
 
 export const projectIdSchema = z.string().regex(hashIdPattern('project'), 'expected a project ID (project-xxxx)');
-export const containerIdSchema = z
-  .string()
-  .regex(/^(project|container)-[0-9A-Za-z]{24}$/, 'expected a project or container ID');
+export const containerIdSchema = z.string().regex(/^(project|container)-[0-9A-Za-z]{24}$/, 'expected a project or container ID');
 export const userIdSchema = z.string().regex(/^user-[a-z0-9][a-z0-9._]*$/, 'expected a user ID (user-xxxx)');
 export const orgIdSchema = z.string().regex(/^org-[a-z0-9][a-z0-9._]*$/, 'expected an org ID (org-xxxx)');
 export const billToSchema = z.string().regex(/^(user|org)-[a-z0-9][a-z0-9._]*$/, 'expected a user or org ID');
-export const dataObjectIdSchema = z
-  .string()
-  .regex(/^(file|record|applet|workflow|database)-[0-9A-Za-z]{24}$/, 'expected a data object ID');
+export const dataObjectIdSchema = z.string().regex(/^(file|record|applet|workflow|database)-[0-9A-Za-z]{24}$/, 'expected a data object ID');

@@ -31,7 +31,11 @@ export async function bootstrap(platform: Platform): Promise<AdminCredentials> {
       now,
     );
     if (!config.admin.password || !config.admin.token) {
-      fs.writeFileSync(file, JSON.stringify({ username, password: config.admin.password ? undefined : password, token: config.admin.token ? undefined : token }, null, 2), { mode: 0o600 });
+      fs.writeFileSync(
+        file,
+        JSON.stringify({ username, password: config.admin.password ? undefined : password, token: config.admin.token ? undefined : token }, null, 2),
+        { mode: 0o600 },
+      );
     }
   }
   await services.auth.registerKnownToken(adminId, token, 'administrator token (bootstrap)', now);

@@ -42,7 +42,11 @@ export const configSchema = z.object({
   validateResponses: z.boolean().default(false),
   /** Built web app to serve under /panx (optional until the web package exists). */
   webDir: z.string().optional(),
-  bodyLimitBytes: z.number().int().positive().default(16 * 1024 * 1024),
+  bodyLimitBytes: z
+    .number()
+    .int()
+    .positive()
+    .default(16 * 1024 * 1024),
   /** Runtime configuration for the web app, merged over the defaults by system/getUIConfig. */
   ui: z.record(z.string(), z.unknown()).default({}),
 });

@@ -22,12 +22,14 @@ export const authTokenSchema = z.object({
 
 export const authRoutes = {
   'system/newAuthToken': systemRoute('newAuthToken', {
-    summary:
-      'Sign in with username and password (plus otp once 2FA is on) for a session token, or, when already authenticated, create a labelled API token',
+    summary: 'Sign in with username and password (plus otp once 2FA is on) for a session token, or, when already authenticated, create a labelled API token',
     input: z.object({
       username: z.string().min(1).optional(),
       password: z.string().min(1).optional(),
-      otp: z.string().regex(/^[0-9]{6}$/, 'expected a 6-digit one-time code').optional(),
+      otp: z
+        .string()
+        .regex(/^[0-9]{6}$/, 'expected a 6-digit one-time code')
+        .optional(),
       label: z.string().max(256).optional(),
       expires: timestampSchema.optional(),
       scope: tokenScopeSchema.optional(),
@@ -50,13 +52,18 @@ export const authRoutes = {
     output: z.object({ results: z.array(authTokenSchema) }),
   }),
   'system/destroyAuthToken': systemRoute('destroyAuthToken', {
-    summary: 'Revoke one of the caller\'s tokens by token id, or the calling token itself when no id is given (logout)',
+    summary: "Revoke one of the caller's tokens by token id, or the calling token itself when no id is given (logout)",
     extension: 'DNAnexus keeps token management on its auth server; Panx serves it on the API server.',
-    input: z.object({ tokenId: z.string().regex(/^token-[0-9A-Za-z]{24}$/, 'expected a token ID').optional() }),
+    input: z.object({
+      tokenId: z
+        .string()
+        .regex(/^token-[0-9A-Za-z]{24}$/, 'expected a token ID')
+        .optional(),
+    }),
     output: z.object({}),
   }),
   'system/heartbeat': systemRoute('heartbeat', {
-    summary: 'Extend the calling session token by its security level\'s timeout; answers the new expiry',
+    summary: "Extend the calling session token by its security level's timeout; answers the new expiry",
     extension: 'The DNAnexus web app sends an activity heartbeat whose route is not public.',
     input: z.object({}).loose(),
     output: z.object({ expires: timestampSchema, securityLevel: z.enum(SECURITY_LEVELS) }),

@@ -61,7 +61,11 @@ const projectHint = { project: containerRef.optional() };
 
 /** Methods that every data object class shares, with the same input and output. */
 const commonMethods = {
-  describe: { summary: 'Describe the object (in the given project, whose metadata copy is used)', input: describeOptionsSchema, output: dataObjectDescribeSchema },
+  describe: {
+    summary: 'Describe the object (in the given project, whose metadata copy is used)',
+    input: describeOptionsSchema,
+    output: dataObjectDescribeSchema,
+  },
   addTags: { summary: 'Add tags to the object in a project', input: z.object({ ...projectHint, tags: tagsSchema }), output: idResponseSchema },
   removeTags: { summary: 'Remove tags from the object in a project', input: z.object({ ...projectHint, tags: tagsSchema }), output: idResponseSchema },
   addTypes: { summary: 'Add types to the object', input: z.object({ ...projectHint, types: typesSchema }), output: idResponseSchema },
@@ -80,7 +84,7 @@ const commonMethods = {
   getDetails: { summary: 'The details JSON itself', input: z.object(projectHint).loose(), output: anyJsonSchema },
   setVisibility: { summary: 'Hide or unhide the object in a project', input: z.object({ ...projectHint, hidden: z.boolean() }), output: idResponseSchema },
   listProjects: {
-    summary: 'The projects holding a copy of the object that the caller can see, with the caller\'s level',
+    summary: "The projects holding a copy of the object that the caller can see, with the caller's level",
     input: z.object({}).loose(),
     output: z.record(z.string(), permissionLevelSchema),
   },
@@ -113,7 +117,10 @@ export const fileRoutes = {
     input: z.object({
       index: z.number().int().min(1, 'part indexes start at 1').max(10_000, 'part indexes are at most 10000').optional(),
       size: z.number().int().min(0).optional(),
-      md5: z.string().regex(/^[0-9a-f]{32}$/, 'expected an md5 as 32 lower-case hex digits').optional(),
+      md5: z
+        .string()
+        .regex(/^[0-9a-f]{32}$/, 'expected an md5 as 32 lower-case hex digits')
+        .optional(),
     }),
     output: z.object({ url: z.string(), expires: z.number(), headers: z.record(z.string(), z.string()) }),
   }),
@@ -126,7 +133,12 @@ export const fileRoutes = {
     summary: 'A signed URL to GET the bytes (HTTP Range supported); needs VIEW and a project that allows downloads',
     input: z.object({
       ...projectHint,
-      duration: z.number().int().min(1).max(7 * 86_400).optional(),
+      duration: z
+        .number()
+        .int()
+        .min(1)
+        .max(7 * 86_400)
+        .optional(),
       filename: z.string().max(4096).optional(),
       preauthenticated: z.boolean().optional(),
       stickyIP: z.boolean().optional(),
@@ -138,7 +150,11 @@ export const fileRoutes = {
 export const recordRoutes = {
   'record/new': classRoute('record', 'new', {
     summary: 'Create a record (closed at once with `close: true`)',
-    input: z.object({ ...newDataObjectFields, close: z.boolean().optional(), initializeFrom: z.object({ id: z.string(), project: z.string().optional() }).optional() }),
+    input: z.object({
+      ...newDataObjectFields,
+      close: z.boolean().optional(),
+      initializeFrom: z.object({ id: z.string(), project: z.string().optional() }).optional(),
+    }),
     output: idResponseSchema,
     nonce: true,
   }),

@@ -84,7 +84,7 @@ export const orgRoutes = {
     output: idResponseSchema,
   }),
   'org-xxxx/removeMember': instanceRoute('org', 'removeMember', {
-    summary: 'Remove a member (ADMIN); optionally revoke their explicit access to the org\'s projects',
+    summary: "Remove a member (ADMIN); optionally revoke their explicit access to the org's projects",
     input: z.object({
       user: z.string().regex(/^user-/, 'expected a user ID'),
       revokeProjectPermissions: z.boolean().optional(),
@@ -93,7 +93,7 @@ export const orgRoutes = {
     output: z.object({ id: z.string(), projects: z.record(z.string(), z.string()), apps: z.record(z.string(), z.string()) }),
   }),
   'org-xxxx/setMemberAccess': instanceRoute('org', 'setMemberAccess', {
-    summary: 'Change members\' levels and access (ADMIN); keyed by user id',
+    summary: "Change members' levels and access (ADMIN); keyed by user id",
     input: z.record(z.string().regex(/^user-/, 'keys must be user IDs'), memberAccessSchema),
     output: idResponseSchema,
   }),
@@ -121,22 +121,26 @@ export const orgRoutes = {
   }),
   'org-xxxx/findProjects': instanceRoute('org', 'findProjects', {
     summary: 'Projects billed to or shared with the organisation (ADMIN)',
-    input: z.object({
-      id: z.array(z.string()).optional(),
-      describe: describeFlagSchema.optional(),
-      starting: startingSchema.optional(),
-      limit: limitSchema.optional(),
-    }).loose(),
+    input: z
+      .object({
+        id: z.array(z.string()).optional(),
+        describe: describeFlagSchema.optional(),
+        starting: startingSchema.optional(),
+        limit: limitSchema.optional(),
+      })
+      .loose(),
     output: pageSchema(z.object({ id: z.string(), level: permissionLevelSchema, describe: z.unknown().optional() }).loose()),
   }),
   'system/findOrgs': systemRoute('findOrgs', {
     summary: 'Organisations the caller belongs to, optionally at a minimum level',
-    input: z.object({
-      level: orgLevelSchema.optional(),
-      describe: describeFlagSchema.optional(),
-      starting: startingSchema.optional(),
-      limit: limitSchema.optional(),
-    }).loose(),
+    input: z
+      .object({
+        level: orgLevelSchema.optional(),
+        describe: describeFlagSchema.optional(),
+        starting: startingSchema.optional(),
+        limit: limitSchema.optional(),
+      })
+      .loose(),
     output: pageSchema(z.object({ id: z.string(), level: orgLevelSchema, describe: z.unknown().optional() }).loose()),
   }),
 };

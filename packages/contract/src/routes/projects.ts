@@ -165,7 +165,7 @@ export const projectRoutes = {
   }),
   'project-xxxx/describe': project.describe,
   'project-xxxx/update': instanceRoute('project', 'update', {
-    summary: 'Change the project\'s name and settings (ADMINISTER; name, summary and description: CONTRIBUTE)',
+    summary: "Change the project's name and settings (ADMINISTER; name, summary and description: CONTRIBUTE)",
     input: z.object({ name: projectNameSchema.optional(), ...projectSettingsFields }),
     output: idResponseSchema,
   }),
@@ -181,7 +181,7 @@ export const projectRoutes = {
     output: z.object({ id: z.string(), state: z.enum(['ACCEPTED', 'PENDING']) }),
   }),
   'project-xxxx/decreasePermissions': instanceRoute('project', 'decreasePermissions', {
-    summary: 'Lower or remove (null) members\' levels; keyed by member id',
+    summary: "Lower or remove (null) members' levels; keyed by member id",
     input: z.record(z.string().regex(/^(user|org)-/, 'keys must be user or org IDs'), grantableLevelSchema.nullable()),
     output: idResponseSchema,
   }),
@@ -234,23 +234,25 @@ export const projectRoutes = {
   'container-xxxx/destroy': container.destroy,
   'system/findProjects': systemRoute('findProjects', {
     summary: 'Projects the caller can see, filtered by name, level, billTo, tags, properties, region, dates',
-    input: z.object({
-      id: z.array(z.string()).optional(),
-      name: nameFilterSchema.optional(),
-      level: permissionLevelSchema.optional(),
-      explicitPermission: z.boolean().optional(),
-      public: z.boolean().optional(),
-      billTo: z.union([z.string(), z.array(z.string())]).optional(),
-      tags: tagsFilterSchema.optional(),
-      properties: propertiesFilterSchema.optional(),
-      region: z.union([z.string(), z.array(z.string())]).optional(),
-      created: timeRangeSchema.optional(),
-      modified: timeRangeSchema.optional(),
-      containsPHI: z.boolean().optional(),
-      describe: describeFlagSchema.optional(),
-      starting: startingSchema.optional(),
-      limit: z.number().int().min(1).max(1000).optional(),
-    }).loose(),
+    input: z
+      .object({
+        id: z.array(z.string()).optional(),
+        name: nameFilterSchema.optional(),
+        level: permissionLevelSchema.optional(),
+        explicitPermission: z.boolean().optional(),
+        public: z.boolean().optional(),
+        billTo: z.union([z.string(), z.array(z.string())]).optional(),
+        tags: tagsFilterSchema.optional(),
+        properties: propertiesFilterSchema.optional(),
+        region: z.union([z.string(), z.array(z.string())]).optional(),
+        created: timeRangeSchema.optional(),
+        modified: timeRangeSchema.optional(),
+        containsPHI: z.boolean().optional(),
+        describe: describeFlagSchema.optional(),
+        starting: startingSchema.optional(),
+        limit: z.number().int().min(1).max(1000).optional(),
+      })
+      .loose(),
     output: pageSchema(
       z
         .object({
@@ -269,4 +271,3 @@ export const projectRoutes = {
     output: z.object({ results: z.array(z.unknown()) }),
   }),
 };
-

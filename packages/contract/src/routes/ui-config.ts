@@ -21,7 +21,7 @@ export type RuntimeConfig = z.infer<typeof runtimeConfigSchema>;
 
 export const uiConfigRoutes = {
   'system/getUIConfig': systemRoute('getUIConfig', {
-    summary: 'The web app\'s runtime configuration, merged with server settings',
+    summary: "The web app's runtime configuration, merged with server settings",
     extension: 'Not in the DNAnexus route table (dxpy never calls it); the web app does.',
     input: z.object({ host: z.string().optional() }).loose(),
     output: runtimeConfigSchema,

@@ -49,9 +49,7 @@ export function openDatabase(options: { databaseUrl?: string; sqlitePath: string
 export async function migrate(handle: DatabaseHandle): Promise<string[]> {
   const { db, dialect } = handle;
   await sql`create table if not exists "panxMigrations" ("name" text primary key, "appliedAt" bigint not null)`.execute(db);
-  const applied = new Set(
-    (await sql<{ name: string }>`select "name" from "panxMigrations"`.execute(db)).rows.map((row) => row.name),
-  );
+  const applied = new Set((await sql<{ name: string }>`select "name" from "panxMigrations"`.execute(db)).rows.map((row) => row.name));
   const ran: string[] = [];
   for (const migration of MIGRATIONS) {
     if (applied.has(migration.name)) continue;

@@ -31,9 +31,12 @@ export function createHttpServer(log: Logger, bodyLimit: number): FastifyInstanc
 
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
     if (error instanceof ApiError) {
-      return reply.code(error.status).header('content-type', 'application/json').send({
-        error: { type: error.type, message: error.message, ...(error.details === undefined ? {} : { details: error.details }) },
-      });
+      return reply
+        .code(error.status)
+        .header('content-type', 'application/json')
+        .send({
+          error: { type: error.type, message: error.message, ...(error.details === undefined ? {} : { details: error.details }) },
+        });
     }
     const status = (error as FastifyError).statusCode ?? 500;
     if (status === 413) {
@@ -66,7 +69,10 @@ export function registerStaticRoutes(
         `<h1>Panx API (DNAnexus API v1 compatible)</h1><p>Every call is <code>POST /&lt;subject&gt;/&lt;method&gt;</code> with a JSON body and a bearer token. ` +
         `Machine-readable description: <a href="/api-docs/openapi.json">openapi.json</a>.</p><table border="1" cellpadding="4" style="border-collapse:collapse">` +
         Object.entries((openapi.paths ?? {}) as Record<string, { post: { summary: string; description?: string } }>)
-          .map(([route, item]) => `<tr><td><code>${escapeHtml(route)}</code></td><td>${escapeHtml(item.post.summary)}${item.post.description ? `<br><em>${escapeHtml(item.post.description)}</em>` : ''}</td></tr>`)
+          .map(
+            ([route, item]) =>
+              `<tr><td><code>${escapeHtml(route)}</code></td><td>${escapeHtml(item.post.summary)}${item.post.description ? `<br><em>${escapeHtml(item.post.description)}</em>` : ''}</td></tr>`,
+          )
           .join('') +
         `</table></body></html>`,
     ),
@@ -94,7 +100,15 @@ export function registerStaticRoutes(
 }
 
 function contentTypeOf(file: string): string {
-  const types: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml', '.png': 'image/png', '.json': 'application/json', '.woff2': 'font/woff2' };
+  const types: Record<string, string> = {
+    '.html': 'text/html',
+    '.js': 'text/javascript',
+    '.css': 'text/css',
+    '.svg': 'image/svg+xml',
+    '.png': 'image/png',
+    '.json': 'application/json',
+    '.woff2': 'font/woff2',
+  };
   return types[path.extname(file)] ?? 'application/octet-stream';
 }
 

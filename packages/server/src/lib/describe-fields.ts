@@ -13,7 +13,12 @@ export function fieldSelector(options: DescribeOptions | boolean | undefined, de
   const explicit = opts.fields ?? undefined;
   let selected: Set<string>;
   if (explicit && !opts.defaultFields) {
-    selected = new Set(['id', ...Object.entries(explicit).filter(([, on]) => on).map(([name]) => name)]);
+    selected = new Set([
+      'id',
+      ...Object.entries(explicit)
+        .filter(([, on]) => on)
+        .map(([name]) => name),
+    ]);
   } else {
     selected = new Set(defaults);
     for (const [name, on] of Object.entries(explicit ?? {})) {

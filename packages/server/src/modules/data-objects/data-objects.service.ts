@@ -108,11 +108,19 @@ export class DataObjectsService {
 
   async describeRow(row: ObjectInContainer, options: RouteParsedInput<'file-xxxx/describe'> | boolean | undefined): Promise<Record<string, unknown>> {
     const want = objectFieldSelector(row.class, options);
-    const parts = row.class === 'file' && (want('parts') || (want('size') && row.state !== 'closed')) ? await this.stores.objects.listParts(row.objectId) : undefined;
+    const parts =
+      row.class === 'file' && (want('parts') || (want('size') && row.state !== 'closed')) ? await this.stores.objects.listParts(row.objectId) : undefined;
     return describeObject(want, row, { parts });
   }
 
-  private async updateCopy(caller: Caller, id: string, cls: string, project: string | undefined, change: (row: ObjectInContainer) => Partial<CopyRow>, now: number) {
+  private async updateCopy(
+    caller: Caller,
+    id: string,
+    cls: string,
+    project: string | undefined,
+    change: (row: ObjectInContainer) => Partial<CopyRow>,
+    now: number,
+  ) {
     const resolved = await this.resolve(caller, id, project, cls);
     this.requireMetadataAccess(resolved);
     await this.stores.objects.updateCopy(resolved.row.projectId, id, { ...change(resolved.row), modified: now });
@@ -120,17 +128,31 @@ export class DataObjectsService {
   }
 
   changeTags(caller: Caller, id: string, cls: string, input: { project?: string; tags: string[] }, add: boolean, now: number) {
-    return this.updateCopy(caller, id, cls, input.project, (row) => {
-      const current = parseJson<string[]>(row.tags, []);
-      return { tags: toJson(add ? dedupe([...current, ...input.tags]) : current.filter((tag) => !input.tags.includes(tag))) };
-    }, now);
+    return this.updateCopy(
+      caller,
+      id,
+      cls,
+      input.project,
+      (row) => {
+        const current = parseJson<string[]>(row.tags, []);
+        return { tags: toJson(add ? dedupe([...current, ...input.tags]) : current.filter((tag) => !input.tags.includes(tag))) };
+      },
+      now,
+    );
   }
 
   changeTypes(caller: Caller, id: string, cls: string, input: { project?: string; types: string[] }, add: boolean, now: number) {
-    return this.updateCopy(caller, id, cls, input.project, (row) => {
-      const current = parseJson<string[]>(row.types, []);
-      return { types: toJson(add ? dedupe([...current, ...input.types]) : current.filter((type) => !input.types.includes(type))) };
-    }, now);
+    return this.updateCopy(
+      caller,
+      id,
+      cls,
+      input.project,
+      (row) => {
+        const current = parseJson<string[]>(row.types, []);
+        return { types: toJson(add ? dedupe([...current, ...input.types]) : current.filter((type) => !input.types.includes(type))) };
+      },
+      now,
+    );
   }
 
   rename(caller: Caller, id: string, cls: string, input: { project?: string; name: string }, now: number) {
@@ -138,7 +160,14 @@ export class DataObjectsService {
   }
 
   setProperties(caller: Caller, id: string, cls: string, input: { project?: string; properties: Record<string, string | null> }, now: number) {
-    return this.updateCopy(caller, id, cls, input.project, (row) => ({ properties: toJson(applyProperties(parseJson(row.properties, {}), input.properties)) }), now);
+    return this.updateCopy(
+      caller,
+      id,
+      cls,
+      input.project,
+      (row) => ({ properties: toJson(applyProperties(parseJson(row.properties, {}), input.properties)) }),
+      now,
+    );
   }
 
   setVisibility(caller: Caller, id: string, cls: string, input: { project?: string; hidden: boolean }, now: number) {
@@ -146,12 +175,19 @@ export class DataObjectsService {
   }
 
   setDetails(caller: Caller, id: string, cls: string, input: { project?: string; details?: unknown }, now: number) {
-    return this.updateCopy(caller, id, cls, input.project, (row) => {
-      if (row.state !== 'open') throw invalidState(`${id} is ${row.state}: details can only be set while it is open`);
-      const text = toJson(input.details ?? {});
-      if (text.length > 2 * 1024 * 1024) throw invalidInput('"details" is larger than 2 MiB');
-      return { details: text };
-    }, now);
+    return this.updateCopy(
+      caller,
+      id,
+      cls,
+      input.project,
+      (row) => {
+        if (row.state !== 'open') throw invalidState(`${id} is ${row.state}: details can only be set while it is open`);
+        const text = toJson(input.details ?? {});
+        if (text.length > 2 * 1024 * 1024) throw invalidInput('"details" is larger than 2 MiB');
+        return { details: text };
+      },
+      now,
+    );
   }
 
   async getDetails(caller: Caller, id: string, cls: string, input: { project?: string }): Promise<unknown> {
@@ -279,9 +315,12 @@ export class DataObjectsService {
 
 function parseCursor(starting: unknown): { projectId: string; objectId: string } | undefined {
   if (starting === undefined || starting === null) return undefined;
-  if (typeof starting === 'object' && typeof (starting as { project?: unknown }).project === 'string' && typeof (starting as { id?: unknown }).id === 'string') {
+  if (
+    typeof starting === 'object' &&
+    typeof (starting as { project?: unknown }).project === 'string' &&
+    typeof (starting as { id?: unknown }).id === 'string'
+  ) {
     return { projectId: (starting as { project: string }).project, objectId: (starting as { id: string }).id };
   }
   throw invalidInput('"starting" must be the "next" value of a previous findDataObjects answer');
 }
-

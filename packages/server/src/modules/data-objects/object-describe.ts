@@ -3,7 +3,22 @@ import { fieldSelector, pickFields } from '../../lib/describe-fields.js';
 import { parseJson } from '../../lib/json.js';
 import type { ObjectInContainer, PartRow } from './objects.repository.js';
 
-const COMMON_DEFAULTS = ['id', 'class', 'project', 'folder', 'name', 'state', 'hidden', 'types', 'tags', 'links', 'sponsored', 'createdBy', 'created', 'modified'];
+const COMMON_DEFAULTS = [
+  'id',
+  'class',
+  'project',
+  'folder',
+  'name',
+  'state',
+  'hidden',
+  'types',
+  'tags',
+  'links',
+  'sponsored',
+  'createdBy',
+  'created',
+  'modified',
+];
 const FILE_DEFAULTS = [...COMMON_DEFAULTS, 'media', 'size', 'archivalState'];
 
 export function objectFieldSelector(cls: string, options: DescribeOptions | boolean | undefined): (field: string) => boolean {

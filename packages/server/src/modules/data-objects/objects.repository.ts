@@ -58,7 +58,10 @@ export class ObjectsRepository {
 
   async insertCopies(copies: readonly CopyRow[]): Promise<void> {
     for (let i = 0; i < copies.length; i += 200) {
-      await this.db.insertInto('objectCopies').values(copies.slice(i, i + 200)).execute();
+      await this.db
+        .insertInto('objectCopies')
+        .values(copies.slice(i, i + 200))
+        .execute();
     }
   }
 
@@ -172,9 +175,7 @@ export class ObjectsRepository {
     for (let i = 0; i < objectIds.length; i += 500) {
       const batch = objectIds.slice(i, i + 500);
       const rows = await this.db.selectFrom('objects').select(['id', 'blobKey', 'uploadId']).where('id', 'in', batch).execute();
-      const deletions = rows
-        .filter((row) => row.blobKey !== null)
-        .map((row) => ({ blobKey: row.blobKey as string, uploadOf: row.uploadId, created: now }));
+      const deletions = rows.filter((row) => row.blobKey !== null).map((row) => ({ blobKey: row.blobKey as string, uploadOf: row.uploadId, created: now }));
       if (deletions.length) await this.db.insertInto('blobDeletions').values(deletions).execute();
       await this.db.deleteFrom('fileParts').where('fileId', 'in', batch).execute();
       await this.db.deleteFrom('objects').where('id', 'in', batch).execute();

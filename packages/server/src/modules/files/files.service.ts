@@ -104,7 +104,9 @@ export class FilesService {
     const total = parts.reduce((sum, part) => sum + part.size, 0);
     parts.forEach((part, i) => {
       if (i < parts.length - 1 && part.size < UPLOAD_LIMITS.minimumPartSize) {
-        throw invalidState(`Part ${part.partIndex} of ${id} has ${part.size} bytes: every part but the last must be at least ${UPLOAD_LIMITS.minimumPartSize} bytes`);
+        throw invalidState(
+          `Part ${part.partIndex} of ${id} has ${part.size} bytes: every part but the last must be at least ${UPLOAD_LIMITS.minimumPartSize} bytes`,
+        );
       }
     });
     if (total > UPLOAD_LIMITS.maximumFileSize) throw invalidState(`${id} would be ${total} bytes, over the maximum of ${UPLOAD_LIMITS.maximumFileSize}`);
@@ -152,7 +154,10 @@ export class FilesService {
   }
 
   /** The GET of a signed download URL. */
-  async openDownload(params: { id: string; query: Record<string, string | undefined> }, now: number): Promise<{ object: ObjectRow; size: number; read: (range?: ByteRange) => Promise<Readable> }> {
+  async openDownload(
+    params: { id: string; query: Record<string, string | undefined> },
+    now: number,
+  ): Promise<{ object: ObjectRow; size: number; read: (range?: ByteRange) => Promise<Readable> }> {
     const { id, query } = params;
     const expires = Number(query.expires);
     if (!query.sig || !query.project || !this.signer.verify(['download', id, query.project, expires], query.sig)) {
@@ -176,7 +181,10 @@ export class FilesService {
         for (const object of stale) {
           for (const projectId of await tx.objects.containersOf(object.id)) await tx.objects.removeCopies(projectId, [object.id]);
         }
-        await tx.objects.deleteObjects(stale.map((object) => object.id), now);
+        await tx.objects.deleteObjects(
+          stale.map((object) => object.id),
+          now,
+        );
       });
       this.log.info({ count: stale.length }, 'abandoned uploads left open for over 24 h');
     }
@@ -205,4 +213,3 @@ export class FilesService {
     return this.gcRunning;
   }
 }
-

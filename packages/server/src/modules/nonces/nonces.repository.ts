@@ -5,13 +5,7 @@ export class NoncesRepository {
   constructor(private readonly db: Executor) {}
 
   find(route: string, nonce: string, callerId: string): Promise<NoncesTable | undefined> {
-    return this.db
-      .selectFrom('nonces')
-      .selectAll()
-      .where('route', '=', route)
-      .where('nonce', '=', nonce)
-      .where('callerId', '=', callerId)
-      .executeTakeFirst();
+    return this.db.selectFrom('nonces').selectAll().where('route', '=', route).where('nonce', '=', nonce).where('callerId', '=', callerId).executeTakeFirst();
   }
 
   async insert(row: NoncesTable): Promise<void> {

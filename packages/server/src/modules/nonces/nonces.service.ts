@@ -13,7 +13,9 @@ export class NoncesService {
   constructor(private readonly stores: Stores) {}
 
   async once<T>(route: string, callerId: string, nonce: string, body: unknown, now: number, work: () => Promise<T>): Promise<T> {
-    const bodyHash = createHash('sha256').update(JSON.stringify(body ?? {})).digest('hex');
+    const bodyHash = createHash('sha256')
+      .update(JSON.stringify(body ?? {}))
+      .digest('hex');
     const seen = await this.stores.nonces.find(route, nonce, callerId);
     if (seen && seen.created > now - NONCE_TTL_MS) {
       if (seen.bodyHash !== bodyHash) throw invalidInput(`The nonce "${nonce}" was already used for a different ${route} request`);

@@ -10,8 +10,23 @@ import type { UsersService } from '../users/users.service.js';
 import type { OrgMemberRow, OrgRow } from './orgs.repository.js';
 
 const ORG_DEFAULT_FIELDS = [
-  'id', 'class', 'handle', 'name', 'created', 'modified', 'level', 'policies', 'allowBillableActivities', 'phiFeaturesEnabled',
-  'defaultRegion', 'permittedRegions', 'currency', 'admins', 'createdBy', 'billingInformation', 'pricingModelsByRegion',
+  'id',
+  'class',
+  'handle',
+  'name',
+  'created',
+  'modified',
+  'level',
+  'policies',
+  'allowBillableActivities',
+  'phiFeaturesEnabled',
+  'defaultRegion',
+  'permittedRegions',
+  'currency',
+  'admins',
+  'createdBy',
+  'billingInformation',
+  'pricingModelsByRegion',
 ] as const;
 
 interface OrgPolicies {
@@ -60,7 +75,15 @@ export class OrgsService {
         modified: now,
         createdBy: caller.userId,
       });
-      await tx.orgs.upsertMember({ orgId: id, userId: caller.userId, level: 'ADMIN', allowBillableActivities: 1, appAccess: 1, projectAccess: 'ADMINISTER', created: now });
+      await tx.orgs.upsertMember({
+        orgId: id,
+        userId: caller.userId,
+        level: 'ADMIN',
+        allowBillableActivities: 1,
+        appAccess: 1,
+        projectAccess: 'ADMINISTER',
+        created: now,
+      });
     });
     return { id };
   }
@@ -211,7 +234,9 @@ export class OrgsService {
   }
 
   async findOrgs(caller: Caller, input: RouteParsedInput<'system/findOrgs'>) {
-    const memberships = (await this.stores.orgs.membershipsOfUser(caller.userId)).filter((m) => !input.level || m.level === input.level || (input.level === 'MEMBER' && m.level === 'ADMIN'));
+    const memberships = (await this.stores.orgs.membershipsOfUser(caller.userId)).filter(
+      (m) => !input.level || m.level === input.level || (input.level === 'MEMBER' && m.level === 'ADMIN'),
+    );
     const after = typeof input.starting === 'string' ? input.starting : undefined;
     const rows = memberships.filter((m) => !after || m.orgId > after);
     const limit = input.limit ?? 1000;

@@ -20,7 +20,12 @@ export interface ProjectAccess {
 export class AccessService {
   constructor(private readonly stores: Stores) {}
 
-  levelFrom(project: ProjectRow, userId: string, grants: { memberId: string; level: string }[], memberships: OrgMemberRow[]): { level: PermissionLevel; sources: string[] } {
+  levelFrom(
+    project: ProjectRow,
+    userId: string,
+    grants: { memberId: string; level: string }[],
+    memberships: OrgMemberRow[],
+  ): { level: PermissionLevel; sources: string[] } {
     let level: PermissionLevel = 'NONE';
     const sources: string[] = [];
     const byOrg = new Map(memberships.map((m) => [m.orgId, m]));

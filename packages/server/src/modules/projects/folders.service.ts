@@ -33,7 +33,9 @@ export class FoldersService {
     if (only !== 'objects') {
       const all = await this.stores.projects.listFolders(id);
       const children = all.filter((path) => path !== '/' && parentOf(path) === folder);
-      folders = input.hasSubfolderFlags ? children.map((child) => [child, all.some((path) => parentOf(path) === child && path !== child)] as [string, boolean]) : children;
+      folders = input.hasSubfolderFlags
+        ? children.map((child) => [child, all.some((path) => parentOf(path) === child && path !== child)] as [string, boolean])
+        : children;
     }
     const objects: { id: string; describe?: unknown }[] = [];
     let next: unknown = null;
@@ -49,7 +51,8 @@ export class FoldersService {
           continue;
         }
         const want = objectFieldSelector(row.class, input.describe);
-        const parts = row.class === 'file' && (want('parts') || (want('size') && row.state !== 'closed')) ? await this.stores.objects.listParts(row.objectId) : undefined;
+        const parts =
+          row.class === 'file' && (want('parts') || (want('size') && row.state !== 'closed')) ? await this.stores.objects.listParts(row.objectId) : undefined;
         objects.push({ id: row.objectId, describe: describeObject(want, row, { parts }) });
       }
     }
@@ -151,7 +154,10 @@ export class FoldersService {
     const missing = ids.filter((objectId) => !found.some((row) => row.objectId === objectId));
     if (missing.length && !input.force) throw notFound(`These objects could not be found in ${id}: ${missing.slice(0, 5).join(', ')}`);
     await this.stores.transaction(async (tx) => {
-      const orphans = await tx.objects.removeCopies(id, found.map((row) => row.objectId));
+      const orphans = await tx.objects.removeCopies(
+        id,
+        found.map((row) => row.objectId),
+      );
       await tx.objects.deleteObjects(orphans, Date.now());
     });
     this.hooks.onObjectsDeleted();
@@ -198,7 +204,13 @@ export class FoldersService {
     }
     const rows = await this.stores.objects.findManyInContainer(id, [...plan.keys()]);
     const notClosed = rows.filter((row) => row.state !== 'closed');
-    if (notClosed.length) throw invalidState(`Only closed objects can be copied; not closed: ${notClosed.slice(0, 5).map((row) => row.objectId).join(', ')}`);
+    if (notClosed.length)
+      throw invalidState(
+        `Only closed objects can be copied; not closed: ${notClosed
+          .slice(0, 5)
+          .map((row) => row.objectId)
+          .join(', ')}`,
+      );
     const existing = new Set((await this.stores.objects.findManyInContainer(input.project, [...plan.keys()])).map((row) => row.objectId));
     const copies = rows
       .filter((row) => !existing.has(row.objectId))

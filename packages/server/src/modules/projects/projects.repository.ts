@@ -128,7 +128,11 @@ export class ProjectsRepository {
 
   async deleteFolders(projectId: string, paths: readonly string[]): Promise<void> {
     for (let i = 0; i < paths.length; i += 500) {
-      await this.db.deleteFrom('folders').where('projectId', '=', projectId).where('path', 'in', paths.slice(i, i + 500)).execute();
+      await this.db
+        .deleteFrom('folders')
+        .where('projectId', '=', projectId)
+        .where('path', 'in', paths.slice(i, i + 500))
+        .execute();
     }
   }
 }

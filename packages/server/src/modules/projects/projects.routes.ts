@@ -5,7 +5,12 @@ import type { ProjectsService } from './projects.service.js';
 
 type ContainerMethod = 'describe' | 'listFolder' | 'newFolder' | 'removeFolder' | 'renameFolder' | 'move' | 'removeObjects' | 'clone' | 'destroy';
 type ProjectOnly = 'update' | 'invite' | 'decreasePermissions' | 'leave' | 'transfer' | 'acceptTransfer' | 'addTags' | 'removeTags' | 'setProperties';
-type Routes = `project-xxxx/${ContainerMethod | ProjectOnly}` | `container-xxxx/${ContainerMethod}` | 'project/new' | 'system/findProjects' | 'system/describeProjects';
+type Routes =
+  | `project-xxxx/${ContainerMethod | ProjectOnly}`
+  | `container-xxxx/${ContainerMethod}`
+  | 'project/new'
+  | 'system/findProjects'
+  | 'system/describeProjects';
 
 export function projectHandlers(projects: ProjectsService, folders: FoldersService): HandlerTable<Routes & RoutePath> {
   const container = {

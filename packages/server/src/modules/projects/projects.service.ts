@@ -12,9 +12,19 @@ import type { ProjectRow } from './projects.repository.js';
 type Input<P extends RoutePath> = RouteParsedInput<P>;
 
 const SETTINGS_KEYS = [
-  'protected', 'restricted', 'downloadRestricted', 'externalUploadRestricted', 'previewViewerRestricted', 'displayDataProtectionNotice',
-  'httpsAppIsolatedBrowsing', 'jobOutboundInternet', 'defaultInstanceType', 'allowedExecutables', 'monthlyComputeLimit',
-  'monthlyEgressBytesLimit', 'defaultSymlink',
+  'protected',
+  'restricted',
+  'downloadRestricted',
+  'externalUploadRestricted',
+  'previewViewerRestricted',
+  'displayDataProtectionNotice',
+  'httpsAppIsolatedBrowsing',
+  'jobOutboundInternet',
+  'defaultInstanceType',
+  'allowedExecutables',
+  'monthlyComputeLimit',
+  'monthlyEgressBytesLimit',
+  'defaultSymlink',
 ] as const satisfies readonly (keyof ProjectSettings)[];
 
 /** Settings only ADMINISTER may change; name, summary and description need CONTRIBUTE. */
@@ -84,7 +94,10 @@ export class ProjectsService {
     return this.describeWithAccess(access, options);
   }
 
-  async describeWithAccess(access: ProjectAccess, options: RouteParsedInput<'project-xxxx/describe'> | boolean | undefined): Promise<{ id: string } & Record<string, unknown>> {
+  async describeWithAccess(
+    access: ProjectAccess,
+    options: RouteParsedInput<'project-xxxx/describe'> | boolean | undefined,
+  ): Promise<{ id: string } & Record<string, unknown>> {
     const want = projectFieldSelector(options);
     const { project } = access;
     return describeProject(want, {
@@ -175,7 +188,7 @@ export class ProjectsService {
     const access = await this.access.access(caller, id);
     const entries = Object.entries(input);
     const onlySelf = entries.every(([member]) => member === caller.userId);
-    if (!onlySelf || access.level === 'NONE') await this.access.require(caller, id, 'ADMINISTER', 'Changing members\' access');
+    if (!onlySelf || access.level === 'NONE') await this.access.require(caller, id, 'ADMINISTER', "Changing members' access");
     const members = await this.stores.projects.listMembers(id);
     const byMember = new Map(members.map((m) => [m.memberId, m.level as PermissionLevel]));
     for (const [member, level] of entries) {

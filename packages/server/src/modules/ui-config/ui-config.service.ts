@@ -1,10 +1,4 @@
-import {
-  FEATURE_FLAGS,
-  HEARTBEAT_INTERVAL_MS,
-  type RuntimeConfig,
-  SESSION_GRACE_PERIOD_MS,
-  SESSION_TIMEOUT_MS,
-} from '@panx/contract';
+import { FEATURE_FLAGS, HEARTBEAT_INTERVAL_MS, type RuntimeConfig, SESSION_GRACE_PERIOD_MS, SESSION_TIMEOUT_MS } from '@panx/contract';
 
 /** The web app's runtime configuration: defaults, the server's own settings, then the operator's `ui` overrides. */
 export class UiConfigService {

@@ -9,9 +9,31 @@ import type { Caller } from '../auth/caller.js';
 import type { UserRow } from './users.repository.js';
 
 const DEFAULT_FIELDS = [
-  'id', 'class', 'handle', 'first', 'middle', 'last', 'fullName', 'email', 'created', 'modified', 'billTo', 'orgs',
-  'securityLevel', 'otpEnabled', 'admin', 'disabled', 'sshPublicKey', 'sessionData', 'currency', 'defaultRegion', 'permittedRegions',
-  'isProvisioned', 'createdBy', 'appsInstalled', 'roles',
+  'id',
+  'class',
+  'handle',
+  'first',
+  'middle',
+  'last',
+  'fullName',
+  'email',
+  'created',
+  'modified',
+  'billTo',
+  'orgs',
+  'securityLevel',
+  'otpEnabled',
+  'admin',
+  'disabled',
+  'sshPublicKey',
+  'sessionData',
+  'currency',
+  'defaultRegion',
+  'permittedRegions',
+  'isProvisioned',
+  'createdBy',
+  'appsInstalled',
+  'roles',
 ] as const;
 
 export type NewUserInput = RouteParsedInput<'user/new'>;
@@ -26,7 +48,9 @@ export class UsersService {
   async create(caller: Caller | undefined, input: NewUserInput, now: number): Promise<{ id: string }> {
     if (!caller?.isAdmin) {
       if (!this.options.selfSignUp) {
-        throw caller ? permissionDenied('Only administrators can create users') : new ApiError('InvalidAuthentication', 'Sign-up is disabled: ask an administrator for an account');
+        throw caller
+          ? permissionDenied('Only administrators can create users')
+          : new ApiError('InvalidAuthentication', 'Sign-up is disabled: ask an administrator for an account');
       }
       if (input.admin) throw permissionDenied('Only administrators can create administrator accounts');
     }
