@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
 import type { ResolvedConfig } from './config.js';
 import { type DatabaseHandle, migrate, openDatabase } from './db/database.js';
 import { Stores } from './db/stores.js';
@@ -10,6 +10,7 @@ import { registerBlobRoutes } from './http/blob-routes.js';
 import type { Handler } from './http/handler.js';
 import { createHttpServer, registerStaticRoutes } from './http/server.js';
 import { newSecret } from './lib/ids.js';
+import { createLogger } from './lib/logger.js';
 import { UrlSigner } from './lib/signing.js';
 import { authHandlers } from './modules/auth/auth.routes.js';
 import { AuthService } from './modules/auth/auth.service.js';
@@ -74,7 +75,7 @@ async function openBlobStore(config: ResolvedConfig): Promise<BlobStore> {
 }
 
 /** The composition root: configuration → database → repositories → services → HTTP. */
-export async function createPlatform(config: ResolvedConfig, log: Logger = pino({ level: config.logLevel })): Promise<Platform> {
+export async function createPlatform(config: ResolvedConfig, log: Logger = createLogger(config.logLevel)): Promise<Platform> {
   const database: DatabaseHandle = openDatabase({ databaseUrl: config.databaseUrl, sqlitePath: config.sqlitePath });
   const applied = await migrate(database);
   if (applied.length) log.info({ migrations: applied }, 'database migrated');
