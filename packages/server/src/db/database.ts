@@ -48,6 +48,22 @@ export function openDatabase(options: { databaseUrl?: string; sqlitePath: string
 /** Applies pending migrations, each in its own transaction; safe to call on every start. */
 export async function migrate(handle: DatabaseHandle): Promise<string[]> {
   const { db, dialect } = handle;
+  if (dialect === 'postgres') {
+    // Several API servers may start together: one migrates while the others wait on this lock.
+    return db.connection().execute(async (connection) => {
+      await sql`select pg_advisory_lock(727379)`.execute(connection);
+      try {
+        return await applyMigrations({ ...handle, db: connection as Kysely<Database> });
+      } finally {
+        await sql`select pg_advisory_unlock(727379)`.execute(connection);
+      }
+    });
+  }
+  return applyMigrations(handle);
+}
+
+async function applyMigrations(handle: DatabaseHandle): Promise<string[]> {
+  const { db, dialect } = handle;
   await sql`create table if not exists "panxMigrations" ("name" text primary key, "appliedAt" bigint not null)`.execute(db);
   const applied = new Set((await sql<{ name: string }>`select "name" from "panxMigrations"`.execute(db)).rows.map((row) => row.name));
   const ran: string[] = [];
