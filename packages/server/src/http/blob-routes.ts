@@ -1,7 +1,8 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { invalidInput } from '../errors.js';
+import { ApiError, invalidInput } from '../errors.js';
 import type { FilesService } from '../modules/files/files.service.js';
+import { BlobNotFoundError, type ByteRange } from '../storage/blob-store.js';
 
 /** Parses `bytes=a-b`, `bytes=a-` and `bytes=-n`; undefined when absent, 'invalid' when unsatisfiable. */
 export function parseRange(header: string | undefined, size: number): { start: number; end: number } | undefined | 'invalid' {
@@ -23,25 +24,36 @@ export function parseRange(header: string | undefined, size: number): { start: n
   return { start, end };
 }
 
+/** A stored media type, when it is safe to send as Content-Type; the generic type otherwise. */
+export function contentTypeFor(media: string | null | undefined): string {
+  return media && /^[\w.+-]+\/[\w.+-]+(\s*;\s*[\w.+-]+=("[^"\r\n]*"|[\w.+-]+))*$/.test(media) ? media : 'application/octet-stream';
+}
+
 /** The signed upload (PUT) and download (GET) URLs: no Authorization header, the URL is the credential. */
 export function registerBlobRoutes(app: FastifyInstance, files: FilesService): void {
-  app.put<{ Params: { fileId: string; index: string }; Querystring: Record<string, string | undefined> }>(
-    '/upload/:fileId/:index',
-    { bodyLimit: 5 * 1024 * 1024 * 1024 + 1 },
-    async (request, reply) => {
-      const index = Number(request.params.index);
-      if (!Number.isInteger(index) || index < 1 || index > 10_000) throw invalidInput('Part indexes are integers from 1 to 10000');
-      const lengthHeader = request.headers['content-length'];
-      const body = request.body as Readable | string | Buffer | undefined;
-      const stream = typeof body === 'string' || Buffer.isBuffer(body) || body === undefined ? Readable.from([Buffer.from(body ?? '')]) : body;
-      const result = await files.receivePart(
-        { id: request.params.fileId, index, query: request.query, body: stream, contentLength: lengthHeader ? Number(lengthHeader) : undefined },
-        Date.now(),
-      );
-      void reply.header('content-type', 'application/json');
-      return result;
-    },
-  );
+  // Own scope: whatever Content-Type a client declares, a part's body stays the raw byte stream
+  // (the API's JSON parser would otherwise turn an "application/json" part into text).
+  void app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+    scope.put<{ Params: { fileId: string; index: string }; Querystring: Record<string, string | undefined> }>(
+      '/upload/:fileId/:index',
+      { bodyLimit: 5 * 1024 * 1024 * 1024 + 1 },
+      async (request, reply) => {
+        const index = Number(request.params.index);
+        if (!/^\d+$/.test(request.params.index) || index < 1 || index > 10_000) throw invalidInput('Part indexes are integers from 1 to 10000');
+        const lengthHeader = request.headers['content-length'];
+        const body = request.body as Readable | string | Buffer | undefined;
+        const stream = typeof body === 'string' || Buffer.isBuffer(body) || body === undefined ? Readable.from([Buffer.from(body ?? '')]) : body;
+        const result = await files.receivePart(
+          { id: request.params.fileId, index, query: request.query, body: stream, contentLength: lengthHeader ? Number(lengthHeader) : undefined },
+          Date.now(),
+        );
+        void reply.header('content-type', 'application/json');
+        return result;
+      },
+    );
+  });
 
   app.get<{ Params: { fileId: string; filename: string }; Querystring: Record<string, string | undefined> }>(
     '/download/:fileId/:filename',
@@ -50,7 +62,7 @@ export function registerBlobRoutes(app: FastifyInstance, files: FilesService): v
       const range = parseRange(request.headers.range, download.size);
       void reply
         .header('accept-ranges', 'bytes')
-        .header('content-type', download.object.media || 'application/octet-stream')
+        .header('content-type', contentTypeFor(download.object.media))
         .header('content-disposition', `attachment; filename*=UTF-8''${encodeURIComponent(request.params.filename)}`)
         .header('cache-control', 'private, max-age=0');
       if (range === 'invalid') {
@@ -61,15 +73,26 @@ export function registerBlobRoutes(app: FastifyInstance, files: FilesService): v
           .send({ error: { type: 'InvalidInput', message: `The range ${request.headers.range} is not satisfiable for ${download.size} bytes` } });
       }
       if (download.size === 0) return reply.header('content-length', '0').send('');
+      const stream = await readBlob(download, range);
       if (range) {
         void reply
           .code(206)
           .header('content-range', `bytes ${range.start}-${range.end}/${download.size}`)
           .header('content-length', String(range.end - range.start + 1));
-        return reply.send(await download.read(range));
+        return reply.send(stream);
       }
       void reply.header('content-length', String(download.size));
-      return reply.send(await download.read());
+      return reply.send(stream);
     },
   );
+}
+
+async function readBlob(download: { read: (range?: ByteRange) => Promise<Readable> }, range: ByteRange | undefined): Promise<Readable> {
+  try {
+    return await download.read(range);
+  } catch (error) {
+    // A closed file whose bytes are missing is the store's fault, not the client's: say so plainly.
+    if (error instanceof BlobNotFoundError) throw new ApiError('InternalError', 'The bytes of this file are missing from the blob store');
+    throw error;
+  }
 }

@@ -1,14 +1,17 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { assertSafeKey, BlobIntegrityError, type BlobStore, type ByteRange, type StoredPart } from './blob-store.js';
+import { assertSafeKey, BlobNotFoundError, type BlobStore, type ByteRange, type StoredPart, UploadGoneError } from './blob-store.js';
+import { fsyncFile, spoolPart, sweepScratch } from './part-spool.js';
+
+const TMP_PREFIX = 'part-';
 
 /**
  * Blobs as files under one directory: `blobs/<key>` for assembled files and
- * `uploads/<uploadId>/<index>` for parts. Writes go to a temporary name, are fsynced and then renamed,
+ * `uploads/<uploadId>/<index>.<random>` for parts (one name per PUT). Writes go to a temporary name, are fsynced and then renamed,
  * so a crash never leaves a half-written blob under its final name.
  */
 export class FsBlobStore implements BlobStore {
@@ -22,6 +25,8 @@ export class FsBlobStore implements BlobStore {
     this.uploadRoot = path.join(root, 'uploads');
     this.tmpRoot = path.join(root, 'tmp');
     for (const dir of [this.blobRoot, this.uploadRoot, this.tmpRoot]) fs.mkdirSync(dir, { recursive: true });
+    // Scratch files of writes a crash interrupted (a day old, so no live write can be one of them).
+    void sweepScratch(this.tmpRoot, TMP_PREFIX, 86_400_000, Date.now());
   }
 
   private blobPath(key: string): string {
@@ -42,52 +47,45 @@ export class FsBlobStore implements BlobStore {
 
   async putPart(_key: string, uploadId: string, index: number, body: Readable, expected: { size?: number; md5?: string }): Promise<StoredPart> {
     const dir = this.uploadDir(uploadId);
-    await fsp.mkdir(dir, { recursive: true });
-    const tmp = path.join(this.tmpRoot, `${uploadId}.${index}.${randomBytes(6).toString('hex')}`);
-    const hash = createHash('md5');
-    let size = 0;
-    body.on('data', (chunk: Buffer) => {
-      hash.update(chunk);
-      size += chunk.length;
-    });
+    // Every PUT gets its own name: a part re-sent while the file closes cannot replace the bytes the
+    // database records for that index (the assembly reads exactly the recorded partRef).
+    const partRef = `${index}.${randomBytes(6).toString('hex')}`;
+    const tmp = path.join(this.tmpRoot, `${TMP_PREFIX}${uploadId}.${partRef}`);
+    const stored = await spoolPart(body, tmp, index, expected);
     try {
-      await pipeline(body, fs.createWriteStream(tmp));
-      const md5 = hash.digest('hex');
-      if (expected.size !== undefined && expected.size !== size) {
-        throw new BlobIntegrityError(`Part ${index} has ${size} bytes but ${expected.size} were declared`);
-      }
-      if (expected.md5 !== undefined && expected.md5 !== md5) {
-        throw new BlobIntegrityError(`Part ${index} has md5 ${md5} but ${expected.md5} was declared`);
-      }
-      await fsyncFile(tmp);
-      const partRef = String(index);
       await fsp.rename(tmp, path.join(dir, partRef));
-      return { size, md5, partRef };
     } catch (error) {
       await fsp.rm(tmp, { force: true });
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new UploadGoneError(`The upload ${uploadId} no longer exists`);
       throw error;
     }
+    return { ...stored, partRef };
   }
 
   async completeUpload(key: string, uploadId: string, parts: { index: number; partRef: string; size: number }[]): Promise<void> {
     const target = this.blobPath(key);
-    if (fs.existsSync(target)) return; // already assembled before a crash: completing again is a no-op
     const dir = this.uploadDir(uploadId);
-    const tmp = path.join(this.tmpRoot, `${uploadId}.assembled.${randomBytes(6).toString('hex')}`);
-    const out = fs.createWriteStream(tmp);
-    try {
-      for (const part of [...parts].sort((a, b) => a.index - b.index)) {
-        await pipeline(fs.createReadStream(path.join(dir, part.partRef)), out, { end: false });
+    if (!fs.existsSync(target)) {
+      const tmp = path.join(this.tmpRoot, `${TMP_PREFIX}${uploadId}.assembled.${randomBytes(6).toString('hex')}`);
+      const out = fs.createWriteStream(tmp);
+      try {
+        for (const part of [...parts].sort((a, b) => a.index - b.index)) {
+          await pipeline(fs.createReadStream(path.join(dir, assertSafePartRef(part.partRef))), out, { end: false });
+        }
+        await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
+        const { size } = await fsp.stat(tmp);
+        const expected = parts.reduce((sum, part) => sum + part.size, 0);
+        if (size !== expected) throw new Error(`assembled ${size} bytes for ${key} but the parts add up to ${expected}`);
+        await fsyncFile(tmp);
+        await fsp.mkdir(path.dirname(target), { recursive: true });
+        await fsp.rename(tmp, target);
+      } catch (error) {
+        out.destroy();
+        await fsp.rm(tmp, { force: true });
+        throw error;
       }
-      await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
-      await fsyncFile(tmp);
-      await fsp.mkdir(path.dirname(target), { recursive: true });
-      await fsp.rename(tmp, target);
-    } catch (error) {
-      out.destroy();
-      await fsp.rm(tmp, { force: true });
-      throw error;
     }
+    // Also reached when a crash came between the rename and this removal: completing again cleans up.
     await fsp.rm(dir, { recursive: true, force: true });
   }
 
@@ -97,8 +95,15 @@ export class FsBlobStore implements BlobStore {
 
   async read(key: string, range?: ByteRange): Promise<Readable> {
     const file = this.blobPath(key);
-    await fsp.access(file);
-    return fs.createReadStream(file, range ? { start: range.start, end: range.end } : {});
+    // Opened before answering, so a missing blob is an error here rather than in the middle of a response.
+    let handle: fsp.FileHandle;
+    try {
+      handle = await fsp.open(file, 'r');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new BlobNotFoundError(`No blob ${key}`);
+      throw error;
+    }
+    return handle.createReadStream(range ? { start: range.start, end: range.end } : {});
   }
 
   async directDownloadUrl(): Promise<string | undefined> {
@@ -114,11 +119,7 @@ export class FsBlobStore implements BlobStore {
   }
 }
 
-async function fsyncFile(file: string): Promise<void> {
-  const handle = await fsp.open(file, 'r+');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
+function assertSafePartRef(partRef: string): string {
+  if (!/^[0-9]+(\.[0-9a-f]+)?$/.test(partRef)) throw new Error(`unsafe part reference: ${partRef}`);
+  return partRef;
 }

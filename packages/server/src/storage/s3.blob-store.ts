@@ -1,4 +1,8 @@
-import { createHash } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import type { Readable } from 'node:stream';
 import {
   AbortMultipartUploadCommand,
@@ -14,7 +18,8 @@ import {
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { assertSafeKey, BlobIntegrityError, type BlobStore, type ByteRange, type StoredPart } from './blob-store.js';
+import { assertSafeKey, BlobNotFoundError, type BlobStore, type ByteRange, type StoredPart, UploadGoneError } from './blob-store.js';
+import { spoolPart, sweepScratch } from './part-spool.js';
 
 export interface S3BlobStoreOptions {
   endpoint?: string;
@@ -25,18 +30,34 @@ export interface S3BlobStoreOptions {
   secretAccessKey?: string;
   forcePathStyle: boolean;
   downloadMode: 'presigned' | 'proxy';
+  /** Where parts are checked before they are sent to the bucket (default: the system's temporary directory). */
+  spoolDir?: string;
+}
+
+const SPOOL_PREFIX = 'panx-s3-part-';
+
+function errorName(error: unknown): string | undefined {
+  return (error as { name?: string } | null)?.name;
+}
+
+function httpStatus(error: unknown): number | undefined {
+  return (error as { $metadata?: { httpStatusCode?: number } } | null)?.$metadata?.httpStatusCode;
 }
 
 /**
  * Blobs in an S3-compatible bucket. A file's upload is one S3 multipart upload (DNAnexus part limits
- * are S3's), so closing is CompleteMultipartUpload and the bytes are never copied. Parts are buffered
- * in memory to check size and md5 before they are sent (parts are at most 5 GiB; clients send 16 MiB).
+ * are S3's), so closing is CompleteMultipartUpload and the bytes are never copied. Parts are spooled
+ * to a local file to check size and md5 before they are sent (parts are at most 5 GiB).
  */
 export class S3BlobStore implements BlobStore {
   readonly kind = 's3' as const;
   private readonly client: S3Client;
 
+  private readonly spoolDir: string;
+
   constructor(private readonly options: S3BlobStoreOptions) {
+    this.spoolDir = options.spoolDir ?? os.tmpdir();
+    void sweepScratch(this.spoolDir, SPOOL_PREFIX, 86_400_000, Date.now());
     this.client = new S3Client({
       endpoint: options.endpoint,
       region: options.region,
@@ -68,34 +89,42 @@ export class S3BlobStore implements BlobStore {
   }
 
   async putPart(key: string, uploadId: string, index: number, body: Readable, expected: { size?: number; md5?: string }): Promise<StoredPart> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of body) chunks.push(chunk as Buffer);
-    const bytes = Buffer.concat(chunks);
-    const md5 = createHash('md5').update(bytes).digest('hex');
-    if (expected.size !== undefined && expected.size !== bytes.length) {
-      throw new BlobIntegrityError(`Part ${index} has ${bytes.length} bytes but ${expected.size} were declared`);
+    // Spooled to a local file first: the size and md5 are checked before anything reaches the
+    // bucket, without holding a part (up to 5 GiB) in memory.
+    const spool = path.join(this.spoolDir, `${SPOOL_PREFIX}${randomBytes(8).toString('hex')}`);
+    const { size, md5 } = await spoolPart(body, spool, index, expected);
+    try {
+      const result = await this.client.send(
+        new UploadPartCommand({
+          Bucket: this.options.bucket,
+          Key: this.key(key),
+          UploadId: uploadId,
+          PartNumber: index,
+          Body: fs.createReadStream(spool),
+          ContentLength: size,
+          ContentMD5: Buffer.from(md5, 'hex').toString('base64'),
+        }),
+      );
+      if (!result.ETag) throw new Error(`S3 answered no ETag for part ${index} of ${key}`);
+      return { size, md5, partRef: result.ETag };
+    } catch (error) {
+      if (errorName(error) === 'NoSuchUpload') throw new UploadGoneError(`The upload of ${key} no longer exists`);
+      throw error;
+    } finally {
+      await fsp.rm(spool, { force: true });
     }
-    if (expected.md5 !== undefined && expected.md5 !== md5) throw new BlobIntegrityError(`Part ${index} has md5 ${md5} but ${expected.md5} was declared`);
-    const result = await this.client.send(
-      new UploadPartCommand({
-        Bucket: this.options.bucket,
-        Key: this.key(key),
-        UploadId: uploadId,
-        PartNumber: index,
-        Body: bytes,
-        ContentLength: bytes.length,
-        ContentMD5: Buffer.from(md5, 'hex').toString('base64'),
-      }),
-    );
-    return { size: bytes.length, md5, partRef: result.ETag ?? '' };
   }
 
   async completeUpload(key: string, uploadId: string, parts: { index: number; partRef: string; size: number }[]): Promise<void> {
-    // A file of no bytes (or only an empty part) cannot be a multipart object: store it plainly.
-    const nonEmpty = parts.filter((part, i) => part.size > 0 || (i === 0 && parts.length === 1)).sort((a, b) => a.index - b.index);
-    const total = parts.reduce((sum, part) => sum + part.size, 0);
-    if (await this.exists(key)) return; // completed before a crash
-    if (total === 0) {
+    if (await this.exists(key)) {
+      // Completed before a crash (or by an earlier call): nothing to assemble; drop a leftover upload.
+      await this.abortUpload(key, uploadId);
+      return;
+    }
+    // S3 refuses empty parts in a multipart object (only the last may be small), and an object of no
+    // bytes cannot be a multipart object at all: store that one plainly.
+    const nonEmpty = parts.filter((part) => part.size > 0).sort((a, b) => a.index - b.index);
+    if (!nonEmpty.length) {
       await this.client.send(new PutObjectCommand({ Bucket: this.options.bucket, Key: this.key(key), Body: Buffer.alloc(0) }));
       await this.abortUpload(key, uploadId);
       return;
@@ -105,7 +134,7 @@ export class S3BlobStore implements BlobStore {
         Bucket: this.options.bucket,
         Key: this.key(key),
         UploadId: uploadId,
-        MultipartUpload: { Parts: nonEmpty.filter((part) => part.size > 0).map((part) => ({ PartNumber: part.index, ETag: part.partRef })) },
+        MultipartUpload: { Parts: nonEmpty.map((part) => ({ PartNumber: part.index, ETag: part.partRef })) },
       }),
     );
   }
@@ -114,24 +143,32 @@ export class S3BlobStore implements BlobStore {
     try {
       await this.client.send(new HeadObjectCommand({ Bucket: this.options.bucket, Key: this.key(key) }));
       return true;
-    } catch {
-      return false;
+    } catch (error) {
+      // Only "not there" means not there; anything else (network, credentials) must not be taken for it.
+      if (errorName(error) === 'NotFound' || errorName(error) === 'NoSuchKey' || httpStatus(error) === 404) return false;
+      throw error;
     }
   }
 
   async abortUpload(key: string, uploadId: string): Promise<void> {
     try {
       await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.options.bucket, Key: this.key(key), UploadId: uploadId }));
-    } catch {
-      // already completed or aborted
+    } catch (error) {
+      if (errorName(error) === 'NoSuchUpload' || httpStatus(error) === 404) return; // already completed or aborted
+      throw error;
     }
   }
 
   async read(key: string, range?: ByteRange): Promise<Readable> {
-    const result = await this.client.send(
-      new GetObjectCommand({ Bucket: this.options.bucket, Key: this.key(key), Range: range ? `bytes=${range.start}-${range.end}` : undefined }),
-    );
-    return result.Body as Readable;
+    try {
+      const result = await this.client.send(
+        new GetObjectCommand({ Bucket: this.options.bucket, Key: this.key(key), Range: range ? `bytes=${range.start}-${range.end}` : undefined }),
+      );
+      return result.Body as Readable;
+    } catch (error) {
+      if (errorName(error) === 'NoSuchKey' || httpStatus(error) === 404) throw new BlobNotFoundError(`No blob ${key}`);
+      throw error;
+    }
   }
 
   async directDownloadUrl(key: string, expiresInSeconds: number, filename: string): Promise<string | undefined> {

@@ -1,6 +1,14 @@
-import { atLeast, type DataObjectClass, FIND_LIMIT_MAX, type PermissionLevel, type RouteParsedInput } from '@panx/contract';
+import { ApiError, invalidInput, invalidState, notFound, permissionDenied } from '../../errors.js';
+import {
+  ARCHIVAL_STATES,
+  atLeast,
+  DATA_OBJECT_CLASSES,
+  type DataObjectClass,
+  FIND_LIMIT_MAX,
+  type PermissionLevel,
+  type RouteParsedInput,
+} from '@panx/contract';
 import type { Stores } from '../../db/stores.js';
-import { invalidInput, invalidState, notFound, permissionDenied } from '../../errors.js';
 import { normalizeFolder, pathWithAncestors } from '../../lib/folders.js';
 import { newId } from '../../lib/ids.js';
 import { parseJson, toJson } from '../../lib/json.js';
@@ -9,7 +17,7 @@ import type { Caller } from '../auth/caller.js';
 import type { AccessService, ProjectAccess } from '../projects/access.service.js';
 import { applyProperties, dedupe } from '../projects/projects.service.js';
 import { describeObject, linksIn, objectFieldSelector } from './object-describe.js';
-import type { CopyRow, ObjectInContainer } from './objects.repository.js';
+import type { CopyRow, ObjectInContainer, ObjectRow } from './objects.repository.js';
 
 export interface ResolvedObject {
   row: ObjectInContainer;
@@ -21,6 +29,11 @@ export interface NewObjectSpec {
   state: 'open' | 'closed';
   media?: string;
   content?: Record<string, unknown>;
+  /**
+   * Called with the new id once the caller's access has been checked, before anything is written:
+   * its answer (a file's upload id and blob key) is stored with the object in the same insert.
+   */
+  prepare?: (id: string) => Promise<Partial<Pick<ObjectRow, 'blobKey' | 'uploadId'>>>;
 }
 
 type CommonNewInput = RouteParsedInput<'record/new'> | RouteParsedInput<'file/new'>;
@@ -66,6 +79,7 @@ export class DataObjectsService {
     }
     const id = newId(spec.cls);
     const createdBy = toJson({ user: caller.userId });
+    const prepared = spec.prepare ? await spec.prepare(id) : {};
     await this.stores.transaction(async (tx) => {
       if (input.parents) await tx.projects.insertFolders(input.project, pathWithAncestors(folder));
       await tx.objects.insert(
@@ -75,8 +89,8 @@ export class DataObjectsService {
           state: spec.state,
           media: spec.media ?? '',
           size: null,
-          blobKey: null,
-          uploadId: null,
+          blobKey: prepared.blobKey ?? null,
+          uploadId: prepared.uploadId ?? null,
           content: toJson(spec.content ?? {}),
           createdBy,
           created: now,
@@ -232,6 +246,16 @@ export class DataObjectsService {
       projectIds = [...levels.keys()];
     }
     if (input.level) projectIds = projectIds.filter((id) => atLeast(levels.get(id) ?? 'NONE', input.level as PermissionLevel));
+    let classes = input.class ? [input.class] : undefined;
+    if (input.archivalState !== undefined && input.archivalState !== 'any') {
+      // Only files have an archival state, and every file here is live.
+      if (!(ARCHIVAL_STATES as readonly string[]).includes(input.archivalState)) {
+        throw invalidInput(`"archivalState" must be one of ${ARCHIVAL_STATES.join(', ')} or "any"`);
+      }
+      if (input.class && input.class !== 'file') throw invalidInput('"archivalState" can only be used to search files');
+      if (input.archivalState !== 'live') return { results: [], next: null };
+      classes = ['file'];
+    }
     const matcher = input.name ? nameMatcher(input.name) : undefined;
     const starting = parseCursor(input.starting);
     const results: { project: string; id: string; describe?: unknown }[] = [];
@@ -240,7 +264,7 @@ export class DataObjectsService {
     for (;;) {
       const batch = await this.stores.objects.find({
         projectIds,
-        classes: input.class ? [input.class] : undefined,
+        classes,
         state: input.state,
         visibility: input.visibility ?? 'visible',
         nameExact: matcher?.exact,
@@ -280,11 +304,33 @@ export class DataObjectsService {
       try {
         const { row } = await this.resolve(caller, id, project ?? (typeof options === 'object' ? options.project : undefined), cls);
         results.push({ describe: await this.describeRow(row, options) });
-      } catch {
+      } catch (error) {
+        // An object the caller cannot describe is `{}`; a failure of the server is not.
+        if (!(error instanceof ApiError)) throw error;
         results.push({});
       }
     }
     return { results };
+  }
+
+  /** Every copy of an object the caller can see (only the one in `project` when given). */
+  private async visibleCopies(caller: Caller, id: string, project: string | undefined): Promise<{ project: string; id: string }[]> {
+    const cls = id.split('-')[0] ?? '';
+    if (!(DATA_OBJECT_CLASSES as readonly string[]).includes(cls)) return [];
+    const containers = project ? [project] : await this.stores.objects.containersOf(id);
+    const found: { project: string; id: string }[] = [];
+    for (const projectId of containers) {
+      let level: PermissionLevel;
+      try {
+        level = (await this.access.access(caller, projectId)).level;
+      } catch (error) {
+        if (error instanceof ApiError) continue;
+        throw error;
+      }
+      if (level === 'NONE') continue;
+      if (await this.stores.objects.findInContainer(projectId, id)) found.push({ project: projectId, id });
+    }
+    return found;
   }
 
   async resolveMany(caller: Caller, input: RouteParsedInput<'system/resolveDataObjects'>) {
@@ -292,21 +338,17 @@ export class DataObjectsService {
     for (const query of input.objects) {
       const project = query.project ?? input.project;
       if ('id' in query) {
-        try {
-          const { row } = await this.resolve(caller, query.id, project, query.id.split('-')[0] ?? '');
-          results.push([{ project: row.projectId, id: row.objectId }]);
-        } catch {
-          results.push([]);
-        }
+        results.push(await this.visibleCopies(caller, query.id, project));
         continue;
       }
       if (!project) throw invalidInput('Name lookups need "project", in the query or at the top level');
-      const found = await this.find(caller, {
-        name: query.name,
-        scope: { project, folder: query.folder ?? input.folder ?? '/', recurse: false },
-        visibility: 'either',
-        limit: 1000,
-      });
+      const folder = normalizeFolder(query.folder ?? input.folder ?? '/');
+      const access = await this.access.access(caller, project);
+      if (access.level === 'NONE' || !(await this.stores.projects.folderExists(project, folder))) {
+        results.push([]);
+        continue;
+      }
+      const found = await this.find(caller, { name: query.name, scope: { project, folder, recurse: false }, visibility: 'either', limit: 1000 });
       results.push(found.results.map(({ project: p, id }) => ({ project: p, id })));
     }
     return { results };

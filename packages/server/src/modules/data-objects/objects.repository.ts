@@ -93,6 +93,17 @@ export class ObjectsRepository {
     await this.db.updateTable('objects').set(patch).where('id', '=', id).execute();
   }
 
+  /**
+   * Updates the object only while it is in state `from`; answers whether it was. On PostgreSQL the
+   * row lock orders this against concurrent transitions (close against a part upload, for example).
+   */
+  async updateObjectInState(id: string, from: string, patch: Partial<ObjectRow>, options: { changedBefore?: number } = {}): Promise<boolean> {
+    let query = this.db.updateTable('objects').set(patch).where('id', '=', id).where('state', '=', from);
+    if (options.changedBefore !== undefined) query = query.where('stateChanged', '<', options.changedBefore);
+    const result = await query.executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
   async updateCopy(projectId: string, objectId: string, patch: Partial<CopyRow>): Promise<void> {
     await this.db.updateTable('objectCopies').set(patch).where('projectId', '=', projectId).where('objectId', '=', objectId).execute();
   }
@@ -259,8 +270,13 @@ export class ObjectsRepository {
 
   // ---- blob deletions ----
 
-  listBlobDeletions(limit: number): Promise<{ id: number; blobKey: string; uploadOf: string | null }[]> {
-    return this.db.selectFrom('blobDeletions').select(['id', 'blobKey', 'uploadOf']).orderBy('id').limit(limit).execute();
+  listBlobDeletions(limit: number, afterId = 0): Promise<{ id: number; blobKey: string; uploadOf: string | null }[]> {
+    return this.db.selectFrom('blobDeletions').select(['id', 'blobKey', 'uploadOf']).where('id', '>', afterId).orderBy('id').limit(limit).execute();
+  }
+
+  /** Queues one blob (or, with `uploadOf`, an upload) for deletion by the garbage collector. */
+  async queueBlobDeletion(blobKey: string, uploadOf: string | null, now: number): Promise<void> {
+    await this.db.insertInto('blobDeletions').values({ blobKey, uploadOf, created: now }).execute();
   }
 
   async removeBlobDeletion(id: number): Promise<void> {

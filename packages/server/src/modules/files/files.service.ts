@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { Stores } from '../../db/stores.js';
 import { invalidInput, invalidState, notFound, permissionDenied } from '../../errors.js';
 import type { UrlSigner } from '../../lib/signing.js';
-import { BlobIntegrityError, type BlobStore, type ByteRange } from '../../storage/blob-store.js';
+import { BlobIntegrityError, type BlobStore, type ByteRange, type StoredPart, UploadGoneError } from '../../storage/blob-store.js';
 import type { Caller } from '../auth/caller.js';
 import type { DataObjectsService } from '../data-objects/data-objects.service.js';
 import type { ObjectRow } from '../data-objects/objects.repository.js';
@@ -23,8 +23,10 @@ export function blobKeyOf(fileId: string): string {
  * uploads left open for a day, and deleting blobs of removed files.
  */
 export class FilesService {
-  private closing = new Set<string>();
+  /** Closes being finished by this process, so that a close and the recovery sweep never run one twice at once. */
+  private closing = new Map<string, Promise<void>>();
   private gcRunning: Promise<void> | undefined;
+  private gcAgain = false;
 
   constructor(
     private readonly stores: Stores,
@@ -36,10 +38,19 @@ export class FilesService {
   ) {}
 
   async create(caller: Caller, input: RouteParsedInput<'file/new'>, now: number): Promise<{ id: string }> {
-    const result = await this.objects.create(caller, input, { cls: 'file', state: 'open', media: input.media ?? '' }, now);
-    const uploadId = await this.blobs.startUpload(blobKeyOf(result.id));
-    await this.stores.objects.updateObject(result.id, { uploadId, blobKey: blobKeyOf(result.id) });
-    return result;
+    // The upload is started before the object is written, and recorded with it: a file is never open without one.
+    const started: { key?: string; uploadId?: string } = {};
+    const prepare = async (id: string) => {
+      started.key = blobKeyOf(id);
+      started.uploadId = await this.blobs.startUpload(started.key);
+      return { blobKey: started.key, uploadId: started.uploadId };
+    };
+    try {
+      return await this.objects.create(caller, input, { cls: 'file', state: 'open', media: input.media ?? '', prepare }, now);
+    } catch (error) {
+      if (started.key && started.uploadId) await this.blobs.abortUpload(started.key, started.uploadId).catch(() => undefined);
+      throw error;
+    }
   }
 
   async uploadUrl(caller: Caller, id: string, input: RouteParsedInput<'file-xxxx/upload'>, now: number) {
@@ -71,82 +82,111 @@ export class FilesService {
       throw permissionDenied('The upload URL signature is not valid');
     }
     if (!(expires > now)) throw permissionDenied('The upload URL has expired; ask /file-xxxx/upload for a new one');
+    const declaredSize = size === '' ? undefined : Number(size);
     if (params.contentLength !== undefined && params.contentLength > UPLOAD_LIMITS.maximumPartSize) {
       throw invalidInput(`Part size ${params.contentLength} exceeds the maximum of ${UPLOAD_LIMITS.maximumPartSize} bytes`);
     }
+    if (declaredSize !== undefined && params.contentLength !== undefined && params.contentLength !== declaredSize) {
+      throw invalidInput(`Part ${index} is sent with ${params.contentLength} bytes but ${declaredSize} were declared`);
+    }
     const object = await this.stores.objects.findObject(id);
     if (!object) throw notFound(`The file ${id} could not be found`);
-    if (object.state !== 'open' || !object.uploadId) throw invalidState(`${id} is ${object.state}: parts can only be uploaded while it is open`);
-    let stored: Awaited<ReturnType<BlobStore['putPart']>>;
+    if (object.state !== 'open' || !object.uploadId || !object.blobKey) {
+      throw invalidState(`${id} is ${object.state}: parts can only be uploaded while it is open`);
+    }
+    let stored: StoredPart;
     try {
-      stored = await this.blobs.putPart(blobKeyOf(id), object.uploadId, index, params.body, {
-        size: size === '' ? params.contentLength : Number(size),
-        md5: md5 || undefined,
-      });
+      stored = await this.blobs.putPart(object.blobKey, object.uploadId, index, params.body, { size: declaredSize, md5: md5 || undefined });
     } catch (error) {
       if (error instanceof BlobIntegrityError) throw invalidInput(error.message);
+      if (error instanceof UploadGoneError) throw await this.notOpenAnyMore(id);
       throw error;
     }
+    // Recorded only while the file is still open: a close (or removal) that won the race leaves this part out.
     await this.stores.transaction(async (tx) => {
-      const current = await tx.objects.findObject(id);
-      if (current?.state !== 'open') throw invalidState(`${id} was closed while the part was uploading`);
+      if (!(await tx.objects.updateObjectInState(id, 'open', { stateChanged: now }))) throw await this.notOpenAnyMore(id, tx);
       await tx.objects.upsertPart({ fileId: id, partIndex: index, size: stored.size, md5: stored.md5, partRef: stored.partRef, created: now });
-      await tx.objects.updateObject(id, { stateChanged: now });
     });
     return { md5: stored.md5, size: stored.size };
+  }
+
+  private async notOpenAnyMore(id: string, stores: Stores = this.stores): Promise<Error> {
+    const current = await stores.objects.findObject(id);
+    if (!current) return notFound(`The file ${id} was removed while the part was uploading`);
+    return invalidState(`${id} is ${current.state}: parts can only be uploaded while it is open`);
   }
 
   async close(caller: Caller, id: string, now: number): Promise<{ id: string }> {
     const resolved = await this.objects.resolve(caller, id, undefined, 'file');
     if (resolved.access.level === 'VIEW') throw permissionDenied(`Closing ${id} requires UPLOAD permission in ${resolved.row.projectId}`);
     if (resolved.row.state !== 'open') return { id };
-    const parts = await this.stores.objects.listParts(id);
-    const total = parts.reduce((sum, part) => sum + part.size, 0);
-    parts.forEach((part, i) => {
-      if (i < parts.length - 1 && part.size < UPLOAD_LIMITS.minimumPartSize) {
-        throw invalidState(
-          `Part ${part.partIndex} of ${id} has ${part.size} bytes: every part but the last must be at least ${UPLOAD_LIMITS.minimumPartSize} bytes`,
-        );
-      }
+    // One transaction: the parts checked are exactly the parts assembled (a part upload that commits
+    // first is checked; one that commits later finds the file closing and is refused).
+    const started = await this.stores.transaction(async (tx) => {
+      if (!(await tx.objects.updateObjectInState(id, 'open', { state: 'closing', stateChanged: now }))) return false;
+      const parts = await tx.objects.listParts(id);
+      const total = parts.reduce((sum, part) => sum + part.size, 0);
+      parts.forEach((part, i) => {
+        if (i < parts.length - 1 && part.size < UPLOAD_LIMITS.minimumPartSize) {
+          throw invalidState(
+            `Part ${part.partIndex} of ${id} has ${part.size} bytes: every part but the last must be at least ${UPLOAD_LIMITS.minimumPartSize} bytes`,
+          );
+        }
+      });
+      if (total > UPLOAD_LIMITS.maximumFileSize) throw invalidState(`${id} would be ${total} bytes, over the maximum of ${UPLOAD_LIMITS.maximumFileSize}`);
+      return true;
     });
-    if (total > UPLOAD_LIMITS.maximumFileSize) throw invalidState(`${id} would be ${total} bytes, over the maximum of ${UPLOAD_LIMITS.maximumFileSize}`);
-    await this.stores.objects.updateObject(id, { state: 'closing', stateChanged: now });
-    void this.finishClosing(id);
+    if (started) void this.finishClosing(id);
     return { id };
   }
 
-  /** Assembles the parts and marks the file closed; idempotent, so a crash mid-way is finished at the next start. */
-  async finishClosing(id: string): Promise<void> {
-    if (this.closing.has(id)) return;
-    this.closing.add(id);
+  /**
+   * Assembles the parts and marks the file closed. Idempotent: a crash at any point leaves the file
+   * `closing`, and the start-up recovery finishes it. Resolves when this attempt is over.
+   */
+  finishClosing(id: string): Promise<void> {
+    const running = this.closing.get(id);
+    if (running) return running;
+    const attempt = this.assemble(id).finally(() => this.closing.delete(id));
+    this.closing.set(id, attempt);
+    return attempt;
+  }
+
+  private async assemble(id: string): Promise<void> {
     try {
       const object = await this.stores.objects.findObject(id);
-      if (object?.state !== 'closing' || !object.uploadId) return;
+      if (object?.state !== 'closing') return;
+      if (!object.uploadId || !object.blobKey) throw new Error(`${id} is closing without an upload`);
+      const key = object.blobKey;
       const parts = await this.stores.objects.listParts(id);
       await this.blobs.completeUpload(
-        blobKeyOf(id),
+        key,
         object.uploadId,
         parts.map((part) => ({ index: part.partIndex, partRef: part.partRef, size: part.size })),
       );
       const size = parts.reduce((sum, part) => sum + part.size, 0);
-      await this.stores.objects.updateObject(id, { state: 'closed', size, uploadId: null, blobKey: blobKeyOf(id), stateChanged: Date.now() });
+      const closed = await this.stores.objects.updateObjectInState(id, 'closing', { state: 'closed', size, uploadId: null, stateChanged: Date.now() });
+      if (!closed && !(await this.stores.objects.findObject(id))) {
+        // Removed while its parts were being assembled: the blob just made must not outlive it.
+        await this.stores.objects.queueBlobDeletion(key, null, Date.now());
+        await this.collectGarbage();
+      }
     } catch (error) {
-      this.log.error({ err: error, fileId: id }, 'closing a file failed; it stays closing and is retried at the next start');
-    } finally {
-      this.closing.delete(id);
+      if (!(await this.stores.objects.findObject(id).catch(() => undefined))) return; // removed meanwhile: nothing left to close
+      this.log.error({ err: error, fileId: id }, 'closing a file failed; it stays closing and is retried by the recovery sweep');
     }
   }
 
   async downloadUrl(caller: Caller, id: string, input: RouteParsedInput<'file-xxxx/download'>, now: number) {
     const { row, access } = await this.objects.resolve(caller, id, input.project, 'file');
-    if (row.state !== 'closed') throw invalidState(`${id} is ${row.state}: only closed files can be downloaded`);
+    if (row.state !== 'closed' || !row.blobKey) throw invalidState(`${id} is ${row.state}: only closed files can be downloaded`);
     if (access.project.class === 'project' && projectSettings(access.project).downloadRestricted) {
       throw permissionDenied(`${access.project.id} restricts downloads`);
     }
     const duration = input.duration ?? DOWNLOAD_URL_DURATION_S;
     const expires = now + duration * 1000;
     const filename = input.filename ?? row.name;
-    const direct = await this.blobs.directDownloadUrl(blobKeyOf(id), duration, filename);
+    const direct = await this.blobs.directDownloadUrl(row.blobKey, duration, filename);
     if (direct) return { url: direct, expires, headers: {} };
     const sig = this.signer.sign(['download', id, row.projectId, expires]);
     const query = new URLSearchParams({ project: row.projectId, expires: String(expires), sig });
@@ -175,35 +215,49 @@ export class FilesService {
   /** Finishes closes interrupted by a crash and removes uploads left open too long. */
   async recover(now: number): Promise<void> {
     for (const object of await this.stores.objects.listInState('file', 'closing', now + 1)) await this.finishClosing(object.id);
-    const stale = await this.stores.objects.listInState('file', 'open', now - ABANDON_OPEN_FILES_AFTER_MS);
-    if (stale.length) {
+    const threshold = now - ABANDON_OPEN_FILES_AFTER_MS;
+    const stale = await this.stores.objects.listInState('file', 'open', threshold);
+    let abandoned = 0;
+    for (const object of stale) {
       await this.stores.transaction(async (tx) => {
-        for (const object of stale) {
-          for (const projectId of await tx.objects.containersOf(object.id)) await tx.objects.removeCopies(projectId, [object.id]);
-        }
-        await tx.objects.deleteObjects(
-          stale.map((object) => object.id),
-          now,
-        );
+        // Still open and idle? (A part may have arrived since the listing; the row lock orders the two.)
+        if (!(await tx.objects.updateObjectInState(object.id, 'open', { state: 'abandoned', stateChanged: now }, { changedBefore: threshold }))) return;
+        for (const projectId of await tx.objects.containersOf(object.id)) await tx.objects.removeCopies(projectId, [object.id]);
+        await tx.objects.deleteObjects([object.id], now);
+        abandoned++;
       });
-      this.log.info({ count: stale.length }, 'abandoned uploads left open for over 24 h');
     }
+    if (abandoned) this.log.info({ count: abandoned }, 'abandoned uploads left open for over 24 h');
     await this.collectGarbage();
   }
 
   /** Deletes blobs (and aborts uploads) of objects that no container holds any more. */
   collectGarbage(): Promise<void> {
-    this.gcRunning ??= (async () => {
+    if (this.gcRunning) {
+      // Deletions queued after the running pass looked: make it look again before it ends.
+      this.gcAgain = true;
+      return this.gcRunning;
+    }
+    this.gcRunning = (async () => {
       try {
-        for (;;) {
-          const batch = await this.stores.objects.listBlobDeletions(100);
-          if (!batch.length) return;
-          for (const entry of batch) {
-            if (entry.uploadOf) await this.blobs.abortUpload(entry.blobKey, entry.uploadOf);
-            await this.blobs.delete(entry.blobKey);
-            await this.stores.objects.removeBlobDeletion(entry.id);
+        do {
+          this.gcAgain = false;
+          let after = 0;
+          for (;;) {
+            const batch = await this.stores.objects.listBlobDeletions(100, after);
+            if (!batch.length) break;
+            for (const entry of batch) {
+              after = entry.id;
+              try {
+                if (entry.uploadOf) await this.blobs.abortUpload(entry.blobKey, entry.uploadOf);
+                await this.blobs.delete(entry.blobKey);
+                await this.stores.objects.removeBlobDeletion(entry.id);
+              } catch (error) {
+                this.log.warn({ err: error, blobKey: entry.blobKey }, 'deleting a blob failed; retried by the next sweep');
+              }
+            }
           }
-        }
+        } while (this.gcAgain);
       } catch (error) {
         this.log.error({ err: error }, 'blob garbage collection failed; retried later');
       } finally {
