@@ -24,8 +24,8 @@ class MeasuringTransform extends Transform {
     const room = this.cap - this.size;
     this.size += chunk.length;
     this.hash.update(chunk);
-    if (room <= 0) return done();
-    done(null, chunk.length > room ? chunk.subarray(0, room) : chunk);
+    if (room <= 0) done();
+    else done(null, chunk.length > room ? chunk.subarray(0, room) : chunk);
   }
 }
 
