@@ -36,6 +36,9 @@ export interface NewObjectSpec {
   prepare?: (id: string) => Promise<Partial<Pick<ObjectRow, 'blobKey' | 'uploadId'>>>;
 }
 
+/** Largest details document (as JSON text). */
+const DETAILS_MAX_BYTES = 2 * 1024 * 1024;
+
 type CommonNewInput = RouteParsedInput<'record/new'> | RouteParsedInput<'file/new'>;
 
 /** What every data object class shares: creation, describe, metadata methods, search and resolution. */
@@ -77,6 +80,8 @@ export class DataObjectsService {
     if (!(await this.stores.projects.folderExists(input.project, folder))) {
       if (!input.parents) throw notFound(`The folder "${folder}" could not be found in ${input.project}; pass "parents": true to create it`);
     }
+    const details = toJson(input.details ?? {});
+    if (Buffer.byteLength(details) > DETAILS_MAX_BYTES) throw invalidInput('"details" is larger than 2 MiB');
     const id = newId(spec.cls);
     const createdBy = toJson({ user: caller.userId });
     const prepared = spec.prepare ? await spec.prepare(id) : {};
@@ -106,7 +111,7 @@ export class DataObjectsService {
           tags: toJson(dedupe(input.tags ?? [])),
           types: toJson(dedupe(input.types ?? [])),
           properties: toJson(input.properties ?? {}),
-          details: toJson(input.details ?? {}),
+          details,
           created: now,
           modified: now,
         },
@@ -197,7 +202,7 @@ export class DataObjectsService {
       (row) => {
         if (row.state !== 'open') throw invalidState(`${id} is ${row.state}: details can only be set while it is open`);
         const text = toJson(input.details ?? {});
-        if (text.length > 2 * 1024 * 1024) throw invalidInput('"details" is larger than 2 MiB');
+        if (Buffer.byteLength(text) > DETAILS_MAX_BYTES) throw invalidInput('"details" is larger than 2 MiB');
         return { details: text };
       },
       now,
