@@ -1,4 +1,4 @@
-import type { Endpoints, RouteInput, RouteOutput, RoutePath } from '@panx/contract';
+import type { RouteInput, RouteOutput, RoutePath } from '@panx/contract';
 import { PanxApiError } from './errors.js';
 
 export interface ClientOptions {
@@ -11,7 +11,8 @@ export interface ClientOptions {
   userAgent?: string;
 }
 
-type CallArgs<P extends RoutePath> = Endpoints[P]['kind'] extends 'instance' ? [id: string, input?: RouteInput<P>] : [input?: RouteInput<P>];
+// Instance routes are keyed `<class>-xxxx/<method>`; the key says it (the specs' `kind` is typed as the whole union).
+type CallArgs<P extends RoutePath> = P extends `${string}-xxxx/${string}` ? [id: string, input?: RouteInput<P>] : [input?: RouteInput<P>];
 
 export interface PanxClient {
   readonly baseUrl: string;
