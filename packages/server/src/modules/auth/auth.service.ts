@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { hash as argonHash, verify as argonVerify } from '@node-rs/argon2';
-import { type PermissionLevel, SESSION_TIMEOUT_MS, type SecurityLevel } from '@panx/contract';
+import { atLeast, type PermissionLevel, SECURITY_LEVELS, SESSION_TIMEOUT_MS, type SecurityLevel } from '@panx/contract';
 import type { Stores } from '../../db/stores.js';
 import { invalidAuthentication, invalidInput, notFound, permissionDenied } from '../../errors.js';
 import { newId, newSecret } from '../../lib/ids.js';
@@ -15,6 +15,13 @@ const AUTH_CACHE_MS = 2_000;
 
 export function hashSecret(secret: string): string {
   return createHash('sha256').update(secret).digest('hex');
+}
+
+/** The stricter (shorter-lived) of the account's security level and the one asked for. */
+export function stricterLevel(account: SecurityLevel, requested: SecurityLevel | undefined): SecurityLevel {
+  const accountLevel = SECURITY_LEVELS.includes(account) ? account : 'normal';
+  if (!requested) return accountLevel;
+  return SESSION_TIMEOUT_MS[requested] < SESSION_TIMEOUT_MS[accountLevel] ? requested : accountLevel;
 }
 
 export function hashPassword(password: string): Promise<string> {
@@ -82,7 +89,8 @@ export class AuthService {
       if (!input.otp) throw invalidAuthentication('This account has two-factor authentication: send "otp" with the 6-digit code');
       if (!user.otpSecret || !verifyTotp(user.otpSecret, input.otp, now)) throw invalidAuthentication('The one-time code is not valid');
     }
-    const level = (input.securityLevel ?? user.securityLevel) as SecurityLevel;
+    // A sign-in may ask for a stricter session than the account's level, never a laxer one.
+    const level = stricterLevel(user.securityLevel as SecurityLevel, input.securityLevel);
     return this.issue(user.id, { kind: 'session', label: 'web session', expires: now + SESSION_TIMEOUT_MS[level], securityLevel: level, scope: null }, now);
   }
 
@@ -91,7 +99,16 @@ export class AuthService {
     input: { label?: string; expires?: number; scope?: { projects: Record<string, PermissionLevel> } },
     now: number,
   ): Promise<IssuedToken> {
-    if (caller.scope && !input.scope) throw permissionDenied('A project-scoped token cannot create an unscoped token');
+    if (caller.scope) {
+      if (!input.scope) throw permissionDenied('A project-scoped token cannot create an unscoped token');
+      // A scoped token may only hand on part of its own reach: the same projects or fewer, at its levels or lower.
+      for (const [projectId, level] of Object.entries(input.scope.projects)) {
+        const own = caller.scope.projects[projectId];
+        if (!own || !atLeast(own, level)) {
+          throw permissionDenied(`A project-scoped token cannot create a token reaching further than itself (${projectId} at ${level})`);
+        }
+      }
+    }
     if (input.expires !== undefined && input.expires <= now) throw invalidInput('"expires" must be in the future');
     return this.issue(
       caller.userId,
@@ -170,6 +187,7 @@ export class AuthService {
 
   async revoke(caller: Caller, tokenId: string | undefined): Promise<void> {
     const id = tokenId ?? caller.tokenId;
+    if (caller.scope && id !== caller.tokenId) throw permissionDenied('A project-scoped token can only revoke itself');
     const token = await this.stores.tokens.findById(id);
     if (!token || (token.userId !== caller.userId && !caller.isAdmin)) throw notFound(`The token ${id} could not be found`);
     await this.stores.tokens.revoke(id);

@@ -44,12 +44,26 @@ export class OrgsService {
     private readonly users: UsersService,
   ) {}
 
-  private async requireOrg(caller: Caller, id: string, adminOnly: boolean): Promise<{ org: OrgRow; membership: OrgMemberRow | undefined }> {
+  /**
+   * The org and the caller's membership. Non-members get ResourceNotFound (unless `visibleToAll`);
+   * `adminOnly` changes need an ADMIN, and never a project-scoped token (it reaches projects only).
+   */
+  private async requireOrg(
+    caller: Caller,
+    id: string,
+    adminOnly: boolean,
+    visibleToAll = false,
+  ): Promise<{ org: OrgRow; membership: OrgMemberRow | undefined }> {
     const org = await this.stores.orgs.findById(id);
     const membership = org ? await this.stores.orgs.findMember(id, caller.userId) : undefined;
-    if (!org || (!membership && !caller.isAdmin)) throw notFound(`The org ${id} could not be found`);
+    if (!org || (!membership && !caller.isAdmin && !visibleToAll)) throw notFound(`The org ${id} could not be found`);
     if (adminOnly && membership?.level !== 'ADMIN' && !caller.isAdmin) throw permissionDenied(`This requires ADMIN membership of ${id}`);
+    if (adminOnly && caller.scope) throw permissionDenied('A project-scoped token cannot change orgs');
     return { org, membership };
+  }
+
+  private static policiesOf(org: OrgRow): OrgPolicies {
+    return { ...DEFAULT_POLICIES, ...parseJson<Partial<OrgPolicies>>(org.policies, {}) };
   }
 
   async create(caller: Caller, input: RouteParsedInput<'org/new'>, now: number) {
@@ -62,29 +76,36 @@ export class OrgsService {
     const defaultRegion = input.defaultRegion ?? permittedRegions[0] ?? DEFAULT_REGION;
     if (!permittedRegions.includes(defaultRegion)) throw invalidInput(`defaultRegion ${defaultRegion} is not among permittedRegions`);
     if (input.phiFeaturesEnabled && !caller.isAdmin) throw permissionDenied('Only administrators can enable PHI features for an org');
-    await this.stores.transaction(async (tx) => {
-      await tx.orgs.insert({
-        id,
-        handle: input.handle,
-        name: input.name,
-        policies: toJson({ ...DEFAULT_POLICIES, ...input.policies }),
-        phiFeaturesEnabled: input.phiFeaturesEnabled ? 1 : 0,
-        defaultRegion,
-        permittedRegions: toJson(permittedRegions),
-        created: now,
-        modified: now,
-        createdBy: caller.userId,
+    const taken = () => invalidInput(`The org handle "${input.handle}" is already taken`);
+    await this.stores
+      .transaction(async (tx) => {
+        await tx.orgs.insert({
+          id,
+          handle: input.handle,
+          name: input.name,
+          policies: toJson({ ...DEFAULT_POLICIES, ...input.policies }),
+          phiFeaturesEnabled: input.phiFeaturesEnabled ? 1 : 0,
+          defaultRegion,
+          permittedRegions: toJson(permittedRegions),
+          created: now,
+          modified: now,
+          createdBy: caller.userId,
+        });
+        await tx.orgs.upsertMember({
+          orgId: id,
+          userId: caller.userId,
+          level: 'ADMIN',
+          allowBillableActivities: 1,
+          appAccess: 1,
+          projectAccess: 'ADMINISTER',
+          created: now,
+        });
+      })
+      .catch(async (error: unknown) => {
+        // Two creations racing for one handle: the loser hits the unique key.
+        if (await this.stores.orgs.findById(id)) throw taken();
+        throw error;
       });
-      await tx.orgs.upsertMember({
-        orgId: id,
-        userId: caller.userId,
-        level: 'ADMIN',
-        allowBillableActivities: 1,
-        appAccess: 1,
-        projectAccess: 'ADMINISTER',
-        created: now,
-      });
-    });
     return { id };
   }
 
@@ -100,7 +121,7 @@ export class OrgsService {
       created: () => org.created,
       modified: () => org.modified,
       level: () => membership?.level ?? null,
-      policies: () => ({ ...DEFAULT_POLICIES, ...parseJson<Partial<OrgPolicies>>(org.policies, {}) }),
+      policies: () => OrgsService.policiesOf(org),
       allowBillableActivities: () => membership?.allowBillableActivities === 1 || membership?.level === 'ADMIN',
       phiFeaturesEnabled: () => org.phiFeaturesEnabled === 1,
       defaultRegion: () => org.defaultRegion,
@@ -159,14 +180,11 @@ export class OrgsService {
 
   async setMemberAccess(caller: Caller, id: string, input: RouteParsedInput<'org-xxxx/setMemberAccess'>) {
     await this.requireOrg(caller, id, true);
-    const adminCount = await this.stores.orgs.countAdmins(id);
-    let demotedAdmins = 0;
     const updates: OrgMemberRow[] = [];
     for (const [userId, access] of Object.entries(input)) {
       const member = await this.stores.orgs.findMember(id, userId);
       if (!member) throw notFound(`${userId} is not a member of ${id}`);
       const level = access.level ?? member.level;
-      if (member.level === 'ADMIN' && level !== 'ADMIN') demotedAdmins += 1;
       const admin = level === 'ADMIN';
       updates.push({
         ...member,
@@ -176,7 +194,11 @@ export class OrgsService {
         projectAccess: admin ? 'ADMINISTER' : (access.projectAccess ?? member.projectAccess),
       });
     }
-    if (demotedAdmins >= adminCount) throw invalidState(`${id} must keep at least one ADMIN`);
+    // Count the ADMINs as they will be after the change (promotions in the same call count too).
+    const changed = new Map(updates.map((row) => [row.userId, row.level]));
+    const admins = (await this.stores.orgs.listMembers(id, { level: 'ADMIN', limit: 100_000 })).filter((m) => (changed.get(m.userId) ?? 'ADMIN') === 'ADMIN');
+    const promoted = updates.filter((row) => row.level === 'ADMIN' && !admins.some((m) => m.userId === row.userId));
+    if (admins.length + promoted.length === 0) throw invalidState(`${id} must keep at least one ADMIN`);
     await this.stores.transaction(async (tx) => {
       for (const row of updates) await tx.orgs.upsertMember(row);
     });
@@ -184,8 +206,10 @@ export class OrgsService {
   }
 
   async findMembers(caller: Caller, id: string, input: RouteParsedInput<'org-xxxx/findMembers'>) {
-    const { org, membership } = await this.requireOrg(caller, id, false);
-    const visibility = { ...DEFAULT_POLICIES, ...parseJson<Partial<OrgPolicies>>(org.policies, {}) }.memberListVisibility;
+    const found = await this.stores.orgs.findById(id);
+    const isPublic = found !== undefined && OrgsService.policiesOf(found).memberListVisibility === 'PUBLIC';
+    const { org, membership } = await this.requireOrg(caller, id, false, isPublic);
+    const visibility = OrgsService.policiesOf(org).memberListVisibility;
     if (visibility === 'ADMIN' && membership?.level !== 'ADMIN' && !caller.isAdmin) {
       throw permissionDenied(`Only ADMINs of ${id} may list its members (memberListVisibility is ADMIN)`);
     }

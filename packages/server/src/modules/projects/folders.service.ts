@@ -76,6 +76,10 @@ export class FoldersService {
 
   async removeFolder(caller: Caller, id: string, input: RouteParsedInput<'project-xxxx/removeFolder'>) {
     const { project } = await this.access.require(caller, id, 'CONTRIBUTE', 'Removing folders');
+    if (projectSettings(project).protected) {
+      // In a protected project only ADMINISTER deletes, folders as well as objects.
+      await this.access.require(caller, id, 'ADMINISTER', 'Deleting data in a protected project');
+    }
     const folder = normalizeFolder(input.folder);
     if (folder === '/') throw invalidInput('The root folder cannot be removed');
     await this.requireFolder(id, folder);
@@ -83,9 +87,6 @@ export class FoldersService {
     const objectIds = await this.stores.objects.idsUnderFolder(id, folder, input.partial ? PARTIAL_REMOVE_BATCH + 1 : Number.MAX_SAFE_INTEGER);
     if (!input.recurse && (subfolders.length > 1 || objectIds.length > 0)) {
       throw invalidState(`The folder "${folder}" is not empty; pass "recurse": true to remove its contents too`);
-    }
-    if (objectIds.length && projectSettings(project).protected) {
-      await this.access.require(caller, id, 'ADMINISTER', `Deleting data in the protected project`);
     }
     const batch = input.partial ? objectIds.slice(0, PARTIAL_REMOVE_BATCH) : objectIds;
     const completed = batch.length === objectIds.length;

@@ -155,9 +155,10 @@ export class ProjectsService {
     const { project } = await this.access.require(caller, id, 'ADMINISTER', 'Sharing a project');
     const invitee = await this.resolveInvitee(input.invitee);
     const settings = projectSettings(project);
-    if (settings.restricted && project.billTo.startsWith('org-') && invitee.startsWith('user-')) {
-      const member = await this.stores.orgs.findMember(project.billTo, invitee);
-      if (!member) throw permissionDenied(`${id} is restricted: it can only be shared with members of ${project.billTo}`);
+    if (settings.restricted && project.billTo.startsWith('org-')) {
+      // Restricted: shared only within the billing org (its members, or the org itself).
+      const allowed = invitee.startsWith('user-') ? (await this.stores.orgs.findMember(project.billTo, invitee)) !== undefined : invitee === project.billTo;
+      if (!allowed) throw permissionDenied(`${id} is restricted: it can only be shared with ${project.billTo} and its members, not ${invitee}`);
     }
     const existing = (await this.stores.projects.grantsTo(id, [invitee]))[0];
     if (existing && atLeast(existing.level as PermissionLevel, input.level)) {
@@ -191,6 +192,7 @@ export class ProjectsService {
     if (!onlySelf || access.level === 'NONE') await this.access.require(caller, id, 'ADMINISTER', "Changing members' access");
     const members = await this.stores.projects.listMembers(id);
     const byMember = new Map(members.map((m) => [m.memberId, m.level as PermissionLevel]));
+    const adminsBefore = members.filter((m) => m.level === 'ADMINISTER').length;
     for (const [member, level] of entries) {
       const current = byMember.get(member);
       if (!current) continue;
@@ -201,7 +203,10 @@ export class ProjectsService {
       else byMember.set(member, level);
     }
     const admins = [...byMember.entries()].filter(([, level]) => level === 'ADMINISTER');
-    if (admins.length === 0) throw invalidState(`${id} must keep at least one member with ADMINISTER`);
+    // Nobody may lock a project out; a project billed to an org never is (the org's ADMINs administer it).
+    if (admins.length === 0 && adminsBefore > 0 && !access.project.billTo.startsWith('org-')) {
+      throw invalidState(`${id} must keep at least one member with ADMINISTER`);
+    }
     await this.stores.transaction(async (tx) => {
       for (const [member, level] of entries) {
         if (level === null) await tx.projects.removeMember(id, member);
@@ -217,7 +222,7 @@ export class ProjectsService {
     const mine = members.find((m) => m.memberId === caller.userId);
     if (!mine) throw invalidState(`You have no explicit access to ${id} to give up (your access comes through ${access.sources.join(', ')})`);
     const otherAdmins = members.filter((m) => m.level === 'ADMINISTER' && m.memberId !== caller.userId);
-    if (mine.level === 'ADMINISTER' && otherAdmins.length === 0) {
+    if (mine.level === 'ADMINISTER' && otherAdmins.length === 0 && !access.project.billTo.startsWith('org-')) {
       throw invalidState(`You are the last administrator of ${id}: make someone else ADMINISTER, or delete the project`);
     }
     await this.stores.projects.removeMember(id, caller.userId);
@@ -242,13 +247,26 @@ export class ProjectsService {
     }
     if (!(await this.stores.users.findById(input.invitee))) throw notFound(`The user ${input.invitee} could not be found`);
     if (input.invitee === project.billTo) throw invalidInput(`${id} already bills to ${input.invitee}`);
+    if (project.containsPHI) throw permissionDenied(`${id} contains PHI: it can only be billed to an org with PHI features enabled, not to a user`);
     await this.stores.projects.update(id, { pendingTransfer: input.invitee, modified: now });
     return { id, state: 'PENDING' as const };
   }
 
   async acceptTransfer(caller: Caller, id: string, now: number) {
     const project = await this.stores.projects.findById(id);
-    if (!project || project.pendingTransfer !== caller.userId) throw notFound(`There is no transfer of ${id} pending for you`);
+    if (!project || project.pendingTransfer !== caller.userId) {
+      // Someone who cannot see the project learns nothing about it.
+      const { level } = project ? await this.access.access(caller, id) : { level: 'NONE' };
+      if (level === 'NONE') throw notFound(`There is no transfer of ${id} pending for you`);
+      if (!project?.pendingTransfer) throw invalidState(`No transfer of ${id} is pending`);
+      throw permissionDenied(`The transfer of ${id} is pending for someone else`);
+    }
+    if (caller.scope) {
+      // Accepting makes the caller an administrator and the payer: a scoped token needs ADMINISTER scope on the project.
+      const reach = this.access.capByScope(caller, id, 'ADMINISTER');
+      if (reach === 'NONE') throw notFound(`There is no transfer of ${id} pending for you`);
+      if (reach !== 'ADMINISTER') throw permissionDenied(`Accepting the transfer of ${id} requires a token scoped to it at ADMINISTER; this one has ${reach}`);
+    }
     await this.stores.transaction(async (tx) => {
       await tx.projects.update(id, { billTo: caller.userId, pendingTransfer: null, modified: now });
       await tx.projects.setMember({ projectId: id, memberId: caller.userId, level: 'ADMINISTER', created: now });

@@ -55,15 +55,17 @@ export class UsersService {
       if (input.admin) throw permissionDenied('Only administrators can create administrator accounts');
     }
     const id = `user-${input.username}`;
-    if (await this.stores.users.findById(id)) throw invalidInput(`The username "${input.username}" is already taken`);
-    await this.stores.users.insert({
+    const taken = () => invalidInput(`The username "${input.username}" is already taken`);
+    if (await this.stores.users.findById(id)) throw taken();
+    const passwordHash = await argonHash(input.password);
+    const row: UserRow = {
       id,
       handle: input.username,
       email: input.email,
       first: input.first,
       middle: input.middle ?? '',
       last: input.last,
-      passwordHash: await argonHash(input.password),
+      passwordHash,
       isAdmin: input.admin ? 1 : 0,
       disabled: 0,
       securityLevel: 'normal',
@@ -75,7 +77,14 @@ export class UsersService {
       created: now,
       modified: now,
       createdBy: caller?.userId ?? id,
-    });
+    };
+    try {
+      await this.stores.users.insert(row);
+    } catch (error) {
+      // Two sign-ups racing for one handle: the loser hits the unique key, which is the same answer.
+      if (await this.stores.users.findById(id)) throw taken();
+      throw error;
+    }
     return { id };
   }
 
@@ -123,6 +132,7 @@ export class UsersService {
   async update(caller: Caller, id: string, input: RouteParsedInput<'user-xxxx/update'>, now: number): Promise<{ id: string }> {
     const user = await this.requireUser(id);
     const self = caller.userId === id;
+    if (caller.scope) throw permissionDenied('A project-scoped token cannot change accounts');
     if (!self && !caller.isAdmin) throw permissionDenied(`You may only update your own account, not ${id}`);
     if ((input.disabled !== undefined || input.admin !== undefined) && !caller.isAdmin) {
       throw permissionDenied('Only administrators can disable accounts or change administrator rights');
