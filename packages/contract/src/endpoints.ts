@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { RouteSpec } from './route.js';
 import { authRoutes } from './routes/auth.js';
+import { clientErrorRoutes } from './routes/client-errors.js';
 import { dataObjectSystemRoutes, fileRoutes, recordRoutes } from './routes/data-objects.js';
 import { orgRoutes } from './routes/orgs.js';
 import { projectRoutes } from './routes/projects.js';
@@ -17,6 +18,7 @@ export const endpoints = {
   ...recordRoutes,
   ...dataObjectSystemRoutes,
   ...uiConfigRoutes,
+  ...clientErrorRoutes,
 } satisfies Record<string, RouteSpec>;
 
 export type Endpoints = typeof endpoints;

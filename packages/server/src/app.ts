@@ -13,6 +13,8 @@ import { newSecret } from './lib/ids.js';
 import { createLogger } from './lib/logger.js';
 import { UrlSigner } from './lib/signing.js';
 import { authHandlers } from './modules/auth/auth.routes.js';
+import { clientErrorHandlers } from './modules/client-errors/client-errors.routes.js';
+import { ClientErrorsService } from './modules/client-errors/client-errors.service.js';
 import { AuthService } from './modules/auth/auth.service.js';
 import { commonObjectHandlers, dataObjectSystemHandlers } from './modules/data-objects/data-objects.routes.js';
 import { DataObjectsService } from './modules/data-objects/data-objects.service.js';
@@ -106,6 +108,7 @@ export async function createPlatform(config: ResolvedConfig, log: Logger = creat
     ...recordHandlers(objects),
     ...dataObjectSystemHandlers(objects),
     ...uiConfigHandlers(uiConfig),
+    ...clientErrorHandlers(new ClientErrorsService(log)),
   };
   assertHandlersComplete(handlers);
 

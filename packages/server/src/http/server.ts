@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import cors from '@fastify/cors';
 import { buildOpenApiDocument } from '@panx/contract';
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
 import { ApiError } from '../errors.js';
 
@@ -95,8 +95,53 @@ export function registerStaticRoutes(
     }
     const wanted = path.resolve(webDir, `.${path.posix.normalize(`/${request.params['*']}`)}`);
     const file = wanted.startsWith(webDir) && fs.existsSync(wanted) && fs.statSync(wanted).isFile() ? wanted : path.join(webDir, 'index.html');
-    return reply.type(contentTypeOf(file)).send(fs.createReadStream(file));
+    return sendWebFile(reply, file, options.publicUrl);
   });
+
+  // The web app's error page (SPEC §8) sits outside /panx: /error/error.html?status=..&message=.., served from the build's error/ folder.
+  app.get<{ Params: { '*': string } }>('/error/*', async (request, reply) => {
+    const errorDir = webDir ? path.join(webDir, 'error') : undefined;
+    const wanted = errorDir ? path.resolve(errorDir, `.${path.posix.normalize(`/${request.params['*']}`)}`) : undefined;
+    if (!errorDir || !wanted || !wanted.startsWith(`${errorDir}${path.sep}`) || !fs.existsSync(wanted) || !fs.statSync(wanted).isFile()) {
+      return reply.code(404).type('text/plain').send('Not found');
+    }
+    return sendWebFile(reply, wanted, options.publicUrl);
+  });
+}
+
+/**
+ * Files of the web build. HTML gets a Content-Security-Policy that allows only this origin (and the API
+ * server's, when it is published elsewhere); hashed assets are cached for a year, HTML never.
+ */
+function sendWebFile(reply: FastifyReply, file: string, publicUrl: string) {
+  const type = contentTypeOf(file);
+  if (type === 'text/html') {
+    const api = new URL(publicUrl).origin;
+    void reply
+      .header('content-security-policy', webContentSecurityPolicy(api))
+      .header('x-content-type-options', 'nosniff')
+      .header('referrer-policy', 'same-origin')
+      .header('cache-control', 'no-cache');
+  } else if (/[/\\]assets[/\\]/.test(file)) {
+    void reply.header('cache-control', 'public, max-age=31536000, immutable');
+  }
+  return reply.type(type).send(fs.createReadStream(file));
+}
+
+export function webContentSecurityPolicy(apiOrigin: string): string {
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    // Mantine sets CSS variables in a <style> element and inline style attributes.
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    "font-src 'self'",
+    `connect-src 'self' ${apiOrigin}`,
+    "object-src 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+    "frame-ancestors 'self'",
+  ].join('; ');
 }
 
 function contentTypeOf(file: string): string {

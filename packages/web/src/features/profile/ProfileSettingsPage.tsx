@@ -1,0 +1,3 @@
+export function ProfileSettingsPage() {
+  return <div>Settings</div>;
+}
