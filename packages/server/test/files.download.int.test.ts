@@ -78,6 +78,25 @@ describe.each(BACKENDS)('file download on $name', (backend) => {
     }
   });
 
+  it('sends the media type as Content-Type when it is a valid one', async () => {
+    const text = await uploadFile(t.admin, project, [Buffer.from('hello')], { name: 'hello.txt', media: 'text/plain; charset=utf-8' });
+    const odd = await uploadFile(t.admin, project, [Buffer.from('odd')], { name: 'odd', media: 'text/plain\r\nX-Injected: 1' });
+    const { url } = await t.admin.call('file-xxxx/download', text, {});
+    const { url: oddUrl } = await t.admin.call('file-xxxx/download', odd, {});
+    if (backend.blobs === 's3') {
+      // (moto ignores response-content-type; real S3 answers it.)
+      expect(new URL(url).searchParams.get('response-content-type')).toBe('text/plain; charset=utf-8');
+      expect(new URL(oddUrl).searchParams.get('response-content-type')).toBe('application/octet-stream');
+    } else {
+      expect((await fetchBytes(url)).headers.get('content-type')).toBe('text/plain; charset=utf-8');
+      const got = await fetchBytes(oddUrl);
+      expect(got.status).toBe(200);
+      expect(got.headers.get('content-type')).toBe('application/octet-stream');
+      expect(got.headers.get('x-injected')).toBeNull();
+    }
+    expect((await downloadBytes(t.admin, odd)).toString()).toBe('odd');
+  });
+
   it('serves an empty file', async () => {
     const empty = await uploadFile(t.admin, project, [Buffer.alloc(0)], { name: 'empty' });
     const { url } = await t.admin.call('file-xxxx/download', empty, {});

@@ -11,6 +11,7 @@ import {
   random,
   rawPut,
   sha256,
+  sleep,
   uploadFile,
   waitForState,
 } from './data-helpers.js';
@@ -199,6 +200,43 @@ describe.each(BACKENDS)('file upload on $name', (backend) => {
     expectPutError(await rawPut(early.url, early.headers, bytes), 422, 'InvalidState');
     expect(Object.keys((await t.admin.call('file-xxxx/describe', id, partsAndState)).parts as object)).toEqual(['1']);
     expect(sha256(await downloadBytes(t.admin, id))).toBe(sha256(bytes));
+  });
+
+  it('takes parts in parallel, as dxpy sends up to 8 at once', async () => {
+    const { id } = await t.admin.call('file/new', { project, name: 'parallel' });
+    const parts = Array.from({ length: 8 }, (_, i) => random(1000 + i));
+    const results = await Promise.all(parts.map((bytes, i) => putPart(t.admin, id, i + 1, bytes)));
+    for (const [i, result] of results.entries()) await expectPutOk(result, parts[i] as Buffer);
+    const described = await t.admin.call('file-xxxx/describe', id, partsAndState);
+    expect(Object.keys(described.parts as object).sort((a, b) => Number(a) - Number(b))).toEqual(['1', '2', '3', '4', '5', '6', '7', '8']);
+    for (const [i, bytes] of parts.entries()) {
+      expect((described.parts as Record<string, unknown>)[String(i + 1)]).toEqual({ state: 'complete', size: bytes.length, md5: md5(bytes) });
+    }
+  });
+
+  it('refuses a part whose PUT ends after the file was closed, and leaves it out of the file', async () => {
+    const { id } = await t.admin.call('file/new', { project, name: 'put-vs-close' });
+    const first = random(2000);
+    await expectPutOk(await putPart(t.admin, id, 1, first), first);
+    const late = random(300_000);
+    const upload = await t.admin.call('file-xxxx/upload', id, { index: 2, size: late.length, md5: md5(late) });
+    let controller!: ReadableStreamDefaultController<Uint8Array>;
+    const body = new ReadableStream<Uint8Array>({
+      start(c) {
+        controller = c;
+        c.enqueue(new Uint8Array(late.subarray(0, 100_000)));
+      },
+    });
+    const put = rawPut(upload.url, upload.headers, body);
+    await sleep(100);
+    await t.admin.call('file-xxxx/close', id, {});
+    await waitForState(t.admin, id, 'closed');
+    controller.enqueue(new Uint8Array(late.subarray(100_000)));
+    controller.close();
+    expectPutError(await put, 422, 'InvalidState');
+    const described = await t.admin.call('file-xxxx/describe', id, { fields: { parts: true, size: true } });
+    expect(described).toEqual({ id, size: first.length, parts: { '1': { state: 'complete', size: first.length, md5: md5(first) } } });
+    expect(sha256(await downloadBytes(t.admin, id))).toBe(sha256(first));
   });
 
   it('always describes media as a string', async () => {

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { ApiError, invalidInput } from '../errors.js';
-import type { FilesService } from '../modules/files/files.service.js';
+import { contentTypeFor, type FilesService } from '../modules/files/files.service.js';
 import { BlobNotFoundError, type ByteRange } from '../storage/blob-store.js';
 
 /** Parses `bytes=a-b`, `bytes=a-` and `bytes=-n`; undefined when absent, 'invalid' when unsatisfiable. */
@@ -22,11 +22,6 @@ export function parseRange(header: string | undefined, size: number): { start: n
   }
   if (start > end || start >= size) return 'invalid';
   return { start, end };
-}
-
-/** A stored media type, when it is safe to send as Content-Type; the generic type otherwise. */
-export function contentTypeFor(media: string | null | undefined): string {
-  return media && /^[\w.+-]+\/[\w.+-]+(\s*;\s*[\w.+-]+=("[^"\r\n]*"|[\w.+-]+))*$/.test(media) ? media : 'application/octet-stream';
 }
 
 /** The signed upload (PUT) and download (GET) URLs: no Authorization header, the URL is the credential. */

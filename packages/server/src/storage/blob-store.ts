@@ -38,7 +38,7 @@ export interface BlobStore {
   abortUpload(key: string, uploadId: string): Promise<void>;
   read(key: string, range?: ByteRange): Promise<Readable>;
   /** A URL the client can GET directly, when the store can hand one out (S3); undefined means proxy through the API. */
-  directDownloadUrl(key: string, expiresInSeconds: number, filename: string): Promise<string | undefined>;
+  directDownloadUrl(key: string, expiresInSeconds: number, filename: string, contentType?: string): Promise<string | undefined>;
   delete(key: string): Promise<void>;
   /** Readiness probe. */
   check(): Promise<void>;

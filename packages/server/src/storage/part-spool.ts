@@ -10,24 +10,33 @@ import { BlobIntegrityError } from './blob-store.js';
 export const MAX_PART_BYTES = 5 * 1024 * 1024 * 1024;
 
 /**
- * Hashes and counts every byte that passes, but forwards at most `cap` bytes: a body longer than
- * declared is read to its end (so the client gets the error answer rather than a reset connection)
- * without filling the disk.
+ * Hashes and counts every byte that passes, but forwards at most `cap` bytes: a body a little longer
+ * than declared is read to its end (so the client gets the error answer rather than a reset
+ * connection) without filling the disk; one far longer is cut off.
  */
 class MeasuringTransform extends Transform {
   readonly hash = createHash('md5');
   size = 0;
-  constructor(private readonly cap: number) {
+  constructor(
+    private readonly cap: number,
+    /** Past this many bytes the body is not read on: the request fails at once. */
+    private readonly giveUpAfter: number,
+    private readonly index: number,
+  ) {
     super();
   }
   override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
     const room = this.cap - this.size;
     this.size += chunk.length;
     this.hash.update(chunk);
-    if (room <= 0) done();
+    if (this.size > this.giveUpAfter) done(new BlobIntegrityError(`Part ${this.index} is longer than ${this.cap} bytes`));
+    else if (room <= 0) done();
     else done(null, chunk.length > room ? chunk.subarray(0, room) : chunk);
   }
 }
+
+/** How far past its declared size a body is still read to its end, so that the client gets a clean answer. */
+const OVERRUN_SLACK = 16 * 1024 * 1024;
 
 /**
  * Writes a part's body to `file`, fsynced, and checks it against the declared size and md5. On any
@@ -39,7 +48,8 @@ export async function spoolPart(
   index: number,
   expected: { size?: number; md5?: string },
 ): Promise<{ size: number; md5: string }> {
-  const measure = new MeasuringTransform(Math.min(expected.size ?? MAX_PART_BYTES, MAX_PART_BYTES));
+  const cap = Math.min(expected.size ?? MAX_PART_BYTES, MAX_PART_BYTES);
+  const measure = new MeasuringTransform(cap, Math.min(cap + OVERRUN_SLACK, MAX_PART_BYTES), index);
   try {
     await pipeline(body, measure, fs.createWriteStream(file));
     const md5 = measure.hash.digest('hex');

@@ -171,7 +171,7 @@ export class S3BlobStore implements BlobStore {
     }
   }
 
-  async directDownloadUrl(key: string, expiresInSeconds: number, filename: string): Promise<string | undefined> {
+  async directDownloadUrl(key: string, expiresInSeconds: number, filename: string, contentType?: string): Promise<string | undefined> {
     if (this.options.downloadMode !== 'presigned') return undefined;
     return getSignedUrl(
       this.client,
@@ -179,6 +179,7 @@ export class S3BlobStore implements BlobStore {
         Bucket: this.options.bucket,
         Key: this.key(key),
         ResponseContentDisposition: `attachment; filename*=UTF-8''${encodeURIComponent(filename)}`,
+        ResponseContentType: contentType,
       }),
       { expiresIn: Math.min(expiresInSeconds, 7 * 86_400) },
     );

@@ -13,6 +13,11 @@ import { projectSettings } from '../projects/project-describe.js';
 /** Upload URLs stay valid this long; clients fetch a fresh one for every attempt anyway. */
 const UPLOAD_URL_DURATION_S = 3600;
 
+/** A stored media type, when it is safe to send as Content-Type; the generic type otherwise. */
+export function contentTypeFor(media: string | null | undefined): string {
+  return media && /^[\w.+-]+\/[\w.+-]+(\s*;\s*[\w.+-]+=("[^"\r\n]*"|[\w.+-]+))*$/.test(media) ? media : 'application/octet-stream';
+}
+
 export function blobKeyOf(fileId: string): string {
   return `files/${fileId}`;
 }
@@ -100,6 +105,9 @@ export class FilesService {
     } catch (error) {
       if (error instanceof BlobIntegrityError) throw invalidInput(error.message);
       if (error instanceof UploadGoneError) throw await this.notOpenAnyMore(id);
+      // Closed or removed while the part was on its way: that is the answer, whatever the store said.
+      const current = await this.stores.objects.findObject(id);
+      if (current?.state !== 'open') throw await this.notOpenAnyMore(id);
       throw error;
     }
     // Recorded only while the file is still open: a close (or removal) that won the race leaves this part out.
@@ -186,7 +194,7 @@ export class FilesService {
     const duration = input.duration ?? DOWNLOAD_URL_DURATION_S;
     const expires = now + duration * 1000;
     const filename = input.filename ?? row.name;
-    const direct = await this.blobs.directDownloadUrl(row.blobKey, duration, filename);
+    const direct = await this.blobs.directDownloadUrl(row.blobKey, duration, filename, contentTypeFor(row.media));
     if (direct) return { url: direct, expires, headers: {} };
     const sig = this.signer.sign(['download', id, row.projectId, expires]);
     const query = new URLSearchParams({ project: row.projectId, expires: String(expires), sig });
