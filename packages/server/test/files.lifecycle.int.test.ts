@@ -122,6 +122,39 @@ describe.each(BACKENDS)('moving and removing data on $name', (backend) => {
     await expectApiError(t.admin.call('file-xxxx/describe', id, {}), 'ResourceNotFound');
   });
 
+  it('finishes files left closing and abandons day-old open uploads in the recovery sweep', async () => {
+    const project = await newProject('recovery');
+    const files = t.platform.services.files;
+    const objects = t.platform.stores.objects;
+    // A file whose close was interrupted: parts in, state closing, nothing assembled.
+    const parts = [random(MIN_PART), random(4321)];
+    const { id: interrupted } = await t.admin.call('file/new', { project, name: 'interrupted' });
+    for (const [i, part] of parts.entries()) await expectPutOk(await putPart(t.admin, interrupted, i + 1, part), part);
+    await objects.updateObject(interrupted, { state: 'closing' });
+    // Open uploads: one idle for 25 hours, one for 23.
+    const now = Date.now();
+    const { id: stale } = await t.admin.call('file/new', { project, name: 'stale' });
+    const { id: recent } = await t.admin.call('file/new', { project, name: 'recent' });
+    const staleBytes = random(100);
+    await expectPutOk(await putPart(t.admin, stale, 1, staleBytes), staleBytes);
+    await objects.updateObject(stale, { stateChanged: now - 25 * 3600_000 });
+    await objects.updateObject(recent, { stateChanged: now - 23 * 3600_000 });
+    const staleUpload = (await objects.findObject(stale))?.uploadId as string;
+
+    await files.recover(now);
+    await files.drain();
+    expect(await t.admin.call('file-xxxx/describe', interrupted, {})).toMatchObject({ state: 'closed', size: MIN_PART + 4321 });
+    expect(sha256(await downloadBytes(t.admin, interrupted))).toBe(sha256(Buffer.concat(parts)));
+    await expectApiError(t.admin.call('file-xxxx/describe', stale, {}), 'ResourceNotFound');
+    expect((await t.admin.call('file-xxxx/describe', recent, {})).state).toBe('open');
+    if (backend.blobs === 's3') expect(await s3UploadsInProgress(t)).not.toContain(staleUpload);
+    // Running the sweep again changes nothing.
+    await files.recover(now);
+    await files.drain();
+    expect(sha256(await downloadBytes(t.admin, interrupted))).toBe(sha256(Buffer.concat(parts)));
+    expect((await t.admin.call('file-xxxx/describe', recent, {})).state).toBe('open');
+  });
+
   it('removes folders: refuses a non-empty one without recurse, removes in batches with partial', async () => {
     const project = await newProject('rmdir');
     await t.admin.call('project-xxxx/newFolder', project, { folder: '/big/deep', parents: true });

@@ -70,7 +70,7 @@ export function describeObject(want: (field: string) => boolean, row: ObjectInCo
       checksumType: () => null,
     });
   } else {
-    Object.assign(fields, parseJson<Record<string, unknown>>(row.content, {}) && classFields(row));
+    Object.assign(fields, classFields(row));
   }
   return pickFields(want, fields);
 }

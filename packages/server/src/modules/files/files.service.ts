@@ -32,6 +32,8 @@ export class FilesService {
   private closing = new Map<string, Promise<void>>();
   private gcRunning: Promise<void> | undefined;
   private gcAgain = false;
+  /** Closes interrupted by a crash, being finished one at a time. */
+  private resuming: Promise<void> | undefined;
 
   constructor(
     private readonly stores: Stores,
@@ -220,9 +222,20 @@ export class FilesService {
     return { object, size: object.size ?? 0, read: (range) => this.blobs.read(key, range) };
   }
 
-  /** Finishes closes interrupted by a crash and removes uploads left open too long. */
+  /**
+   * The recovery sweep (at start-up, then periodically): removes uploads left open too long, and
+   * finishes closes interrupted by a crash and pending blob deletions in the background (one close at a
+   * time), so that a large interrupted close does not hold up the start. `drain()` waits for that work.
+   */
   async recover(now: number): Promise<void> {
-    for (const object of await this.stores.objects.listInState('file', 'closing', now + 1)) await this.finishClosing(object.id);
+    const closings = await this.stores.objects.listInState('file', 'closing', now + 1);
+    if (closings.length && !this.resuming) {
+      this.resuming = (async () => {
+        for (const object of closings) await this.finishClosing(object.id);
+      })().finally(() => {
+        this.resuming = undefined;
+      });
+    }
     const threshold = now - ABANDON_OPEN_FILES_AFTER_MS;
     const stale = await this.stores.objects.listInState('file', 'open', threshold);
     let abandoned = 0;
@@ -236,7 +249,16 @@ export class FilesService {
       });
     }
     if (abandoned) this.log.info({ count: abandoned }, 'abandoned uploads left open for over 24 h');
-    await this.collectGarbage();
+    void this.collectGarbage();
+  }
+
+  /** Resolves once the background work started so far (closes, garbage collection) is done. */
+  async drain(): Promise<void> {
+    for (;;) {
+      const pending = [this.resuming, this.gcRunning, ...this.closing.values()].filter((work) => work !== undefined);
+      if (!pending.length) return;
+      await Promise.allSettled(pending);
+    }
   }
 
   /** Deletes blobs (and aborts uploads) of objects that no container holds any more. */
