@@ -21,6 +21,26 @@ export function routeKeyOf(subject: string, method: string): { key: string; id: 
   return { key: `${cls}-xxxx/${method}`, id: subject };
 }
 
+/** Deeper than this no route's input makes sense, and validating or storing it could run out of stack. */
+export const MAX_JSON_DEPTH = 100;
+
+/**
+ * Rejects what no route accepts and some would fail on with a 500: NUL characters (PostgreSQL text
+ * cannot hold them) and nesting deeper than MAX_JSON_DEPTH. Iterative, so the check cannot overflow.
+ */
+export function assertStorableJson(value: unknown): void {
+  const stack: [unknown, number][] = [[value, 0]];
+  for (let entry = stack.pop(); entry; entry = stack.pop()) {
+    const [item, depth] = entry;
+    if (typeof item === 'string') {
+      if (item.includes('\u0000')) throw invalidInput('The request contains a NUL character (\\u0000), which no field accepts');
+    } else if (item !== null && typeof item === 'object') {
+      if (depth >= MAX_JSON_DEPTH) throw invalidInput(`The request body is nested deeper than ${MAX_JSON_DEPTH} levels`);
+      for (const [key, child] of Object.entries(item)) stack.push([key, depth + 1], [child, depth + 1]);
+    }
+  }
+}
+
 async function readBody(body: unknown, limit: number): Promise<string> {
   if (typeof body === 'string') return body;
   if (body === undefined || body === null) return '';
@@ -73,6 +93,7 @@ export function registerApiRoutes(app: FastifyInstance, options: ApiRouterOption
       }
     }
     if (body === null || typeof body !== 'object' || Array.isArray(body)) throw invalidInput('The request body must be a JSON object');
+    assertStorableJson([id, body]);
 
     const now = Date.now();
     let caller: Caller | undefined;
