@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
+import { parseLevel } from '../contract.js';
 import { CliError, UsageError } from '../errors.js';
 import { formatTime, note, print, printJson, printTable, withJson } from '../output.js';
 import { collectPages, resolveProject } from '../paths.js';
 import { askSecret } from '../prompt.js';
 import { connect } from '../session.js';
-import { parseLevel } from './projects.js';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
@@ -123,7 +123,7 @@ function registerTokenCommands(admin: Command): void {
       .action(async (options: NewTokenOptions) => {
         const { client } = connect();
         if (options.level && !options.project.length) throw new UsageError('--level needs --project');
-        const level = parseLevel(options.level ?? 'VIEW') as 'VIEW' | 'UPLOAD' | 'CONTRIBUTE' | 'ADMINISTER';
+        const level = (await parseLevel(options.level ?? 'VIEW', { grantable: true })) as 'VIEW' | 'UPLOAD' | 'CONTRIBUTE' | 'ADMINISTER';
         const projects: Record<string, typeof level> = {};
         for (const spec of options.project) projects[(await resolveProject(client, spec.replace(/:$/, ''))).id] = level;
         let expires: number | undefined;

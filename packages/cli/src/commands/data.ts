@@ -65,6 +65,7 @@ export function registerDataCommands(program: Command): void {
         if (resolution.isFolder) ({ folders, objects } = await listFolder(ctx, resolution.project, resolution.path, Boolean(options.all)));
         else if (resolution.objects.length) objects = resolution.objects;
         else throw notFound(resolution, spec ?? '.');
+        objects = [...objects].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id < b.id ? -1 : 1));
         if (options.json) return printJson({ project: resolution.project, folder: resolution.isFolder ? resolution.path : undefined, folders, objects });
         const names = objects.map((object) => object.name);
         const label = (object: ObjectInfo) => (names.indexOf(object.name) !== names.lastIndexOf(object.name) ? `${object.name} : ${object.id}` : object.name);

@@ -1,11 +1,12 @@
-import { DATA_OBJECT_CLASSES, type FindDataObjectsInput, PERMISSION_LEVELS, type PropertiesFilter } from '@panx/contract';
+import type { FindDataObjectsInput, PropertiesFilter } from '@panx/contract';
 import type { Command } from 'commander';
+import { loadContract, parseLevel } from '../contract.js';
 import { UsageError } from '../errors.js';
 import { printJson, printTable, withJson } from '../output.js';
 import { collectPages, joinPath, normalizePath, resolveProject, toObjectInfo } from '../paths.js';
 import { connect, requireProject } from '../session.js';
 import { LONG_HEADERS, longRow } from './data.js';
-import { nameOf, parseLevel } from './projects.js';
+import { nameOf } from './projects.js';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
@@ -44,7 +45,7 @@ export function registerFindCommands(program: Command): void {
       .command('data')
       .description('search data objects in the current project (or --project, or --all-projects)')
       .option('--name <glob>', 'name, with * and ? as wildcards')
-      .option('--class <class>', `object class: ${DATA_OBJECT_CLASSES.join(', ')}`)
+      .option('--class <class>', 'object class: file, record, applet, workflow or database')
       .option('--state <state>', 'open, closing or closed')
       .option('--tag <tag>', 'has this tag (repeat for several: all must match)', collect, [])
       .option('--property <key[=value]>', 'has this property (with this value); repeatable', collect, [])
@@ -54,6 +55,7 @@ export function registerFindCommands(program: Command): void {
       .option('--all-projects', 'search every project you can see')
       .action(async (options: FindDataOptions) => {
         const ctx = connect();
+        const { DATA_OBJECT_CLASSES } = await loadContract();
         if (options.class && !(DATA_OBJECT_CLASSES as readonly string[]).includes(options.class)) {
           throw new UsageError(`"${options.class}" is not a data object class: use one of ${DATA_OBJECT_CLASSES.join(', ')}`);
         }
@@ -96,10 +98,10 @@ export function registerFindCommands(program: Command): void {
       .command('projects')
       .description('list the projects you can see')
       .option('--name <glob>', 'name, with * and ? as wildcards')
-      .option('--level <level>', `at least this access level (${PERMISSION_LEVELS.slice(1).join(', ')})`)
+      .option('--level <level>', 'at least this access level (VIEW, UPLOAD, CONTRIBUTE or ADMINISTER)')
       .action(async (options: { name?: string; level?: string; json?: boolean }) => {
         const { client } = connect();
-        const level = options.level ? parseLevel(options.level, PERMISSION_LEVELS) : undefined;
+        const level = options.level ? await parseLevel(options.level) : undefined;
         const projects = await collectPages((starting) =>
           client.call('system/findProjects', {
             describe: { fields: { name: true, billTo: true, created: true } },

@@ -1,20 +1,13 @@
 import { isApiError } from '@panx/client';
-import { PERMISSION_LEVELS, type PermissionLevel } from '@panx/contract';
 import type { Command } from 'commander';
+import { parseLevel } from '../contract.js';
 import { CliError, UsageError } from '../errors.js';
 import { note, print, printJson, printTable, withJson } from '../output.js';
 import { collectPages, displayPath, locate, resolveProject } from '../paths.js';
 import { ask } from '../prompt.js';
 import { connect, requireProject, updateConfig } from '../session.js';
 
-const GRANTABLE = ['VIEW', 'UPLOAD', 'CONTRIBUTE', 'ADMINISTER'] as const;
-type Grantable = (typeof GRANTABLE)[number];
-
-export function parseLevel(value: string, allowed: readonly string[] = GRANTABLE): PermissionLevel {
-  const upper = value.toUpperCase();
-  if (!allowed.includes(upper)) throw new UsageError(`"${value}" is not a permission level: use one of ${allowed.join(', ')}`);
-  return upper as PermissionLevel;
-}
+type Grantable = 'VIEW' | 'UPLOAD' | 'CONTRIBUTE' | 'ADMINISTER';
 
 /** `bob` → `user-bob`; org IDs, user IDs and e-mail addresses stay as they are. */
 export function normalizeInvitee(value: string): string {
@@ -36,7 +29,7 @@ export function registerProjectCommands(program: Command): void {
       let chosen: { id: string; name: string } | undefined;
       if (spec) chosen = await resolveProject(client, spec);
       else {
-        const level = parseLevel(options.level, PERMISSION_LEVELS);
+        const level = await parseLevel(options.level);
         const projects = await collectPages((starting) =>
           client.call('system/findProjects', { describe: { fields: { name: true } }, level, limit: 1000, ...(starting ? { starting } : {}) }),
         );
@@ -107,11 +100,11 @@ export function registerProjectCommands(program: Command): void {
   program
     .command('invite <invitee> <projectOrLevel> [level]')
     .usage('<user|org|email> [project] LEVEL')
-    .description(`share a project (default: the current one) with a user, an org or an e-mail address at a level (${GRANTABLE.join(', ')})`)
+    .description('share a project (default: the current one) with a user, an org or an e-mail address at a level (VIEW, UPLOAD, CONTRIBUTE, ADMINISTER)')
     .option('--no-email', 'do not send the invitee an e-mail')
     .action(async (invitee: string, projectOrLevel: string, levelArg: string | undefined, options: { email: boolean }) => {
       const ctx = connect();
-      const level = parseLevel(levelArg ?? projectOrLevel) as Grantable;
+      const level = (await parseLevel(levelArg ?? projectOrLevel, { grantable: true })) as Grantable;
       const project = levelArg ? (await resolveProject(ctx.client, projectOrLevel.replace(/:$/, ''))).id : requireProject(ctx.session);
       const who = normalizeInvitee(invitee);
       const result = await ctx.client.call('project-xxxx/invite', project, { invitee: who, level, suppressEmailNotification: !options.email });

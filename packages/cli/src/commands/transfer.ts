@@ -96,7 +96,7 @@ async function runUpload(locals: string[], options: UploadOptions): Promise<void
 
   const { jobs, emptyFolders } = planUploads(locals, options, destination);
   for (const folder of emptyFolders) await ctx.client.call('project-xxxx/newFolder', destination.project, { folder, parents: true });
-  const progress = new Progress(
+  const progress = await Progress.create(
     Progress.enabledBy(options.progress),
     jobs.reduce((sum, job) => sum + job.size, 0),
     jobs.length,
@@ -121,6 +121,9 @@ async function runUpload(locals: string[], options: UploadOptions): Promise<void
     const result = results[i];
     return result && !(result instanceof Error) ? [{ job, result }] : [];
   });
+  for (const { job, result } of done) {
+    if (result.resumed) note(`${job.local}: ${result.partsSent} parts sent, ${result.partsSkipped} were already on the server`);
+  }
   if (options.json) {
     printJson(
       done.map(({ job, result }) => ({
@@ -209,7 +212,7 @@ async function runDownload(specs: string[], options: DownloadOptions): Promise<v
     if (seen.has(key)) throw new CliError(`two files would be saved as ${job.out}: download them one at a time with -o`);
     seen.add(key);
   }
-  const progress = new Progress(
+  const progress = await Progress.create(
     Progress.enabledBy(options.progress),
     jobs.reduce((sum, job) => sum + (job.object.size ?? 0), 0),
     jobs.length,

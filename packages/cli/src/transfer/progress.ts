@@ -1,4 +1,4 @@
-import cliProgress from 'cli-progress';
+import type cliProgress from 'cli-progress';
 import { formatBytes, note } from '../output.js';
 
 /** Byte progress of one file; `add` takes negative values when a failed part is sent again. */
@@ -9,7 +9,8 @@ export interface FileProgress {
 
 /**
  * Progress bars on stderr, one per file in flight plus a total, when stdout is a terminal and
- * `--no-progress` is not given. Disabled, every method is a no-op and notes go straight to stderr.
+ * `--no-progress` is not given. Disabled, every method is a no-op and notes go straight to stderr
+ * (and cli-progress is not even loaded).
  */
 export class Progress {
   private readonly bars?: cliProgress.MultiBar;
@@ -17,13 +18,18 @@ export class Progress {
   private transferred = 0;
   private readonly started = Date.now();
 
-  constructor(
-    enabled: boolean,
+  static async create(enabled: boolean, totalBytes: number, totalFiles: number): Promise<Progress> {
+    const show = enabled && Boolean(process.stdout.isTTY) && Boolean(process.stderr.isTTY);
+    return new Progress(show ? (await import('cli-progress')).default : undefined, totalBytes, totalFiles);
+  }
+
+  private constructor(
+    library: typeof cliProgress | undefined,
     private readonly totalBytes: number,
     private readonly totalFiles: number,
   ) {
-    if (!enabled || !process.stdout.isTTY || !process.stderr.isTTY) return;
-    this.bars = new cliProgress.MultiBar(
+    if (!library) return;
+    this.bars = new library.MultiBar(
       {
         stream: process.stderr,
         format: ' {label} |{bar}| {percentage}% {amount} {speed}',
@@ -33,7 +39,7 @@ export class Progress {
         autopadding: true,
         fps: 8,
       },
-      cliProgress.Presets.shades_classic,
+      library.Presets.shades_classic,
     );
     if (totalFiles > 1) this.total = this.bars.create(Math.max(totalBytes, 1), 0, this.payload('total', 0, totalBytes));
   }

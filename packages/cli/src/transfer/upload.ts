@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { isApiError, PanxApiError } from '@panx/client';
-import { UPLOAD_LIMITS } from '@panx/contract';
+import { loadContract } from '../contract.js';
 import { CliError } from '../errors.js';
 import { configDir, type Context } from '../session.js';
 import { allOrFirstError, type Limiter, sleep } from './limiter.js';
@@ -123,9 +123,12 @@ function removeState(file: string): void {
 async function uploadParameters(ctx: Context, shared: UploadShared, project: string): Promise<UploadParameters> {
   let cached = shared.parameters.get(project);
   if (!cached) {
-    cached = ctx.client
-      .call('project-xxxx/describe', project, { fields: { fileUploadParameters: true } })
-      .then((described) => ({ ...UPLOAD_LIMITS, ...((described as { fileUploadParameters?: Partial<UploadParameters> }).fileUploadParameters ?? {}) }));
+    cached = Promise.all([loadContract(), ctx.client.call('project-xxxx/describe', project, { fields: { fileUploadParameters: true } })]).then(
+      ([{ UPLOAD_LIMITS }, described]) => ({
+        ...UPLOAD_LIMITS,
+        ...((described as { fileUploadParameters?: Partial<UploadParameters> }).fileUploadParameters ?? {}),
+      }),
+    );
     shared.parameters.set(project, cached);
   }
   return cached;
