@@ -58,7 +58,7 @@ describe('px upload and download', () => {
     // A part still being stored when the process died may have landed since: at least `before` are there.
     const there = Number(new RegExp(`Resuming the upload of ${source} into ${state.fileId}: (\\d+) of 10 parts are on the server`).exec(resumed.stderr)?.[1]);
     expect(there).toBeGreaterThanOrEqual(before);
-    expect(resumed.stderr).toContain(`${10 - there} parts sent, ${there} were already on the server`);
+    expect(resumed.stderr).toContain(`uploaded ${10 - there} of 10 parts, the other ${there} were already on the server`);
     expect(fs.readdirSync(stateDir)).toEqual([]);
     const closed = await t.admin.call('file-xxxx/describe', state.fileId, { project, fields: { state: true, size: true, parts: true, name: true } });
     expect(closed).toMatchObject({ state: 'closed', size: 50_000_000, name: 'reads.bin' });

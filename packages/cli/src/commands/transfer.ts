@@ -101,6 +101,7 @@ async function runUpload(locals: string[], options: UploadOptions): Promise<void
     jobs.reduce((sum, job) => sum + job.size, 0),
     jobs.length,
   );
+  progress.stopOnInterrupt('run the same command again to resume the upload');
   const shared = { parts: new Limiter(parallel), progress, parameters: new Map() };
   const files = new Limiter(parallel);
   const settings = { partSizeBytes, wait: Boolean(options.wait), tags: options.tag, properties };
@@ -122,7 +123,8 @@ async function runUpload(locals: string[], options: UploadOptions): Promise<void
     return result && !(result instanceof Error) ? [{ job, result }] : [];
   });
   for (const { job, result } of done) {
-    if (result.resumed) note(`${job.local}: ${result.partsSent} parts sent, ${result.partsSkipped} were already on the server`);
+    const parts = result.partsSent + result.partsSkipped;
+    if (result.resumed) note(`${job.local}: uploaded ${result.partsSent} of ${parts} parts, the other ${result.partsSkipped} were already on the server`);
   }
   if (options.json) {
     printJson(
@@ -217,6 +219,7 @@ async function runDownload(specs: string[], options: DownloadOptions): Promise<v
     jobs.reduce((sum, job) => sum + (job.object.size ?? 0), 0),
     jobs.length,
   );
+  progress.stopOnInterrupt('run the same command again to resume the download from its .part file');
   const limiter = new Limiter(4);
   try {
     await allOrFirstError(

@@ -94,4 +94,13 @@ export class Progress {
   stop(): void {
     this.bars?.stop();
   }
+
+  /** On Ctrl-C: restore the terminal (the bars hide the cursor), say how to go on, exit 130. */
+  stopOnInterrupt(hint: string): void {
+    process.once('SIGINT', () => {
+      this.stop();
+      process.stderr.write(`\ninterrupted: ${hint}\n`);
+      process.exit(130);
+    });
+  }
 }
