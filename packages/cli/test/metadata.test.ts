@@ -48,6 +48,7 @@ describe('px metadata and find commands against a real server', () => {
     await ok('set_properties', alpha, 'owner=lab');
     expect(await json('describe', 'alpha:')).toMatchObject({ id: alpha, name: 'alpha', tags: ['ptag'], properties: { owner: 'lab' } });
     expect(await json('describe', 'user-admin')).toMatchObject({ id: 'user-admin', handle: 'admin' });
+    expect(await json('describe', 'sample-sheet')).toMatchObject({ class: 'record', name: 'sample-sheet', state: 'closed' });
     await ok('mkdir', '/a/x');
     await ok('rename', '/a/x', 'ex');
     expect((await t.admin.call('project-xxxx/listFolder', alpha, { folder: '/a' })).folders).toEqual(['/a/ex']);

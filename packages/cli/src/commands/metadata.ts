@@ -2,7 +2,7 @@ import { isApiError } from '@panx/client';
 import type { Command } from 'commander';
 import { CliError, UsageError } from '../errors.js';
 import { formatBytes, formatTime, print, printFields, printJson, withJson } from '../output.js';
-import { CONTAINER_ID, DATA_OBJECT_ID, type ObjectInfo, type ProjectRef, requireObjects, resolvePath, resolveProject, splitProjectPath } from '../paths.js';
+import { CONTAINER_ID, type ObjectInfo, type ProjectRef, requireObjects, resolvePath, resolveProject, splitProjectPath } from '../paths.js';
 import { type Context, connect, loadConfig, updateConfig } from '../session.js';
 
 /** `project-xxxx` or `name:` (nothing after the colon) names a project rather than a path in it. */
@@ -76,10 +76,13 @@ export function describeFields(described: Record<string, unknown>): [string, str
   return [...known, ...rest].map((key) => [LABELS[key] ?? key, formatValue(key, described[key])]);
 }
 
+/** IDs of entities that are neither data objects nor projects: users, orgs, apps, jobs, ... */
+const OTHER_ENTITY_ID = /^((user|org|app|globalworkflow)-[a-z0-9][a-z0-9._]*(\/[^/:]+)?|(job|analysis|container)-[0-9A-Za-z]{24})$/;
+
 async function describeAny(ctx: Context, spec: string): Promise<Record<string, unknown>[]> {
   const project = await projectTarget(ctx, spec);
   if (project) return [(await ctx.client.call('project-xxxx/describe', project.id, {})) as Record<string, unknown>];
-  if (/^[a-z]+-[^/:]+$/.test(spec) && !DATA_OBJECT_ID.test(spec) && !spec.startsWith('project-')) {
+  if (OTHER_ENTITY_ID.test(spec)) {
     return [(await ctx.client.post(spec, 'describe', {})) as Record<string, unknown>];
   }
   let objects: ObjectInfo[] = [];

@@ -5,6 +5,7 @@ import { CliError } from '../errors.js';
 import type { Context } from '../session.js';
 import { sleep } from './limiter.js';
 import type { Progress } from './progress.js';
+import { waitUntilClosed } from './upload.js';
 
 /**
  * Downloads as `dx download` does (describe with parts → /file-xxxx/download → GET the signed URL,
@@ -135,7 +136,12 @@ async function fetchRest(partPath: string, have: number, size: number, url: { ur
 
 /** Downloads one closed file to `out` (resuming `<out>.part`), verifies it, then renames it into place. */
 export async function downloadFile(ctx: Context, source: DownloadSource, out: string, options: { overwrite: boolean; progress: Progress }): Promise<void> {
-  const described = await describeFile(ctx, source);
+  let described = await describeFile(ctx, source);
+  if (described.state === 'closing') {
+    // Just uploaded: the server is still assembling the parts.
+    await waitUntilClosed(ctx, source.id, source.project);
+    described = await describeFile(ctx, source);
+  }
   if (described.state !== 'closed') throw new CliError(`InvalidState: ${source.id} is ${described.state}; only closed files can be downloaded`);
   if (fs.existsSync(out) && !options.overwrite) throw new CliError(`${out} already exists: use -f to overwrite it`);
   const partPath = `${out}.part`;
