@@ -174,8 +174,9 @@ describe.each(BACKENDS)('orgs on $name', (backend) => {
     const listed = (await admin.client.call('org-xxxx/findProjects', id, {})).results;
     expect(listed.map((r) => r.id).sort()).toEqual([billed, shared].sort());
     expect(listed.map((r) => r.id)).not.toContain(unrelated);
-    // ADMINs administer what the org pays for.
+    // ADMINs administer what the org pays for; on what is shared with it they have the org's grant.
     expect(listed.find((r) => r.id === billed)?.level).toBe('ADMINISTER');
+    expect(listed.find((r) => r.id === shared)?.level).toBe('VIEW');
     await expectApiError(member.client.call('org-xxxx/findProjects', id, {}), 'PermissionDenied');
   });
 

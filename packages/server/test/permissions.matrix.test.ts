@@ -489,6 +489,16 @@ describe.skipIf(!backend)('permission matrix (sqlite+local)', () => {
     expect((await fx.as.orgMember.call('project-xxxx/describe', fx.id, {})).level).toBe('CONTRIBUTE');
   });
 
+  it('gives ADMINs of an org a project is merely shared with the org’s grant, not ADMINISTER', async () => {
+    const fx = await makeFixture(world, 'project');
+    const shareAdmin = await t.newUser();
+    await t.platform.services.orgs.invite(world.owner.caller, world.shareOrg, { invitee: shareAdmin.id, level: 'ADMIN' }, Date.now());
+    // P is shared with shareOrg at CONTRIBUTE and billed to billOrg.
+    expect((await shareAdmin.client.call('project-xxxx/describe', fx.id, {})).level).toBe('CONTRIBUTE');
+    await expectApiError(shareAdmin.client.call('project-xxxx/destroy', fx.id, {}), 'PermissionDenied');
+    await expectApiError(shareAdmin.client.call('project-xxxx/invite', fx.id, { invitee: shareAdmin.id, level: 'ADMINISTER' }), 'PermissionDenied');
+  });
+
   for (const r of MATRIX) {
     describe(`${r.title} — needs ${r.min}${r.kind === 'container' ? ' (container)' : ''}`, () => {
       it.each(CALLERS.map((caller) => [caller, expectedOutcome(r, caller)] as const))('as %s → %s', async (caller, expected) => {

@@ -14,8 +14,9 @@ export interface ProjectAccess {
 
 /**
  * Effective project levels, as DNAnexus defines them: the greater of the explicit grant to the user
- * and the implicit ones through orgs (org ADMINs get ADMINISTER on projects billed to or shared with
- * the org; MEMBERs get the org's grant capped by their projectAccess), capped by a scoped token.
+ * and the implicit ones through orgs (org ADMINs get ADMINISTER on projects billed to the org; on a
+ * project shared with an org, each member gets the org's grant capped by their projectAccess, which
+ * is ADMINISTER for ADMINs), capped by a scoped token.
  */
 export class AccessService {
   constructor(private readonly stores: Stores) {}
@@ -35,7 +36,8 @@ export class AccessService {
       else {
         const membership = byOrg.get(grant.memberId);
         if (!membership) continue;
-        granted = membership.level === 'ADMIN' ? 'ADMINISTER' : minLevel(grant.level as PermissionLevel, membership.projectAccess as PermissionLevel);
+        const cap = membership.level === 'ADMIN' ? 'ADMINISTER' : (membership.projectAccess as PermissionLevel);
+        granted = minLevel(grant.level as PermissionLevel, cap);
       }
       if (granted !== 'NONE') {
         level = maxLevel(level, granted);
