@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestPlatform, type TestPlatform } from '../../server/test/harness.js';
+import { BACKENDS, startTestPlatform, type TestPlatform } from '../../server/test/harness.js';
 import { type PxOptions, pxOk, runPx, tempDir } from './run-px.js';
 
 const MiB = 1024 * 1024;
@@ -11,7 +11,13 @@ function sha256(file: string): string {
   return createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 }
 
-describe('px upload and download', () => {
+/**
+ * SQLite + local blobs by default, to keep the CLI suite short; PANX_CLI_TEST_BACKENDS=all adds
+ * PostgreSQL + S3 (moto), where downloads go straight to presigned S3 URLs.
+ */
+const backends = process.env.PANX_CLI_TEST_BACKENDS === 'all' ? BACKENDS : BACKENDS.filter((backend) => backend.name === 'sqlite+local');
+
+describe.each(backends)('px upload and download on $name', (backend) => {
   let t: TestPlatform;
   let home: string;
   let work: string;
@@ -21,7 +27,7 @@ describe('px upload and download', () => {
   const ok = (...args: string[]) => pxOk(args, opts());
 
   beforeAll(async () => {
-    t = await startTestPlatform();
+    t = await startTestPlatform(backend);
     home = tempDir('px-transfer-home-');
     work = tempDir('px-transfer-work-');
     await ok('login', '--server', t.url, '--token', t.adminToken);
