@@ -1,10 +1,11 @@
 import type { RouteParsedInput } from '@panx/contract';
 import type { Stores } from '../../db/stores.js';
-import { invalidInput, invalidState, notFound, permissionDenied } from '../../errors.js';
+import { invalidInput, invalidState, notFound } from '../../errors.js';
 import { isSameOrUnder, joinFolder, lastSegment, normalizeFolder, parentOf, pathWithAncestors } from '../../lib/folders.js';
 import type { Caller } from '../auth/caller.js';
 import { describeObject, objectFieldSelector } from '../data-objects/object-describe.js';
 import type { AccessService } from './access.service.js';
+import { assertCopyAllowed } from './copy-rules.js';
 import { projectSettings } from './project-describe.js';
 
 /** Objects removed per call when `partial` lets removeFolder stop early. */
@@ -169,16 +170,7 @@ export class FoldersService {
     const source = await this.access.require(caller, id, 'VIEW', 'Copying data');
     const target = await this.access.require(caller, input.project, 'UPLOAD', 'Copying data into a project');
     if (id === input.project) throw invalidInput('The destination must be a different project or container; use move within one');
-    const sourceSettings = projectSettings(source.project);
-    if (sourceSettings.downloadRestricted && target.project.class === 'project') {
-      throw permissionDenied(`${id} restricts downloads: its data cannot be copied into other projects`);
-    }
-    if (sourceSettings.restricted && target.project.class === 'project' && target.project.billTo !== source.project.billTo) {
-      throw permissionDenied(`${id} is restricted: its data can only be copied into projects billed to ${source.project.billTo}`);
-    }
-    if (source.project.containsPHI && !target.project.containsPHI) {
-      throw permissionDenied(`${id} contains PHI: its data can only be copied into projects that also contain PHI`);
-    }
+    assertCopyAllowed(source.project, target.project);
     const destination = normalizeFolder(input.destination ?? '/');
     if (input.parents) await this.stores.projects.insertFolders(input.project, pathWithAncestors(destination));
     else if (!(await this.stores.projects.folderExists(input.project, destination))) {
