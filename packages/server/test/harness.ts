@@ -17,10 +17,12 @@ export interface Backend {
 }
 
 /** The behavioural suites run on each of these; PANX_TEST_BACKENDS=sqlite+local narrows the list. */
-export const BACKENDS: Backend[] = [
-  { name: 'sqlite+local', db: 'sqlite', blobs: 'local' },
-  { name: 'postgres+s3', db: 'postgres', blobs: 's3' },
-].filter((backend) => !process.env.PANX_TEST_BACKENDS || process.env.PANX_TEST_BACKENDS.split(',').includes(backend.name));
+export const BACKENDS: Backend[] = (
+  [
+    { name: 'sqlite+local', db: 'sqlite', blobs: 'local' },
+    { name: 'postgres+s3', db: 'postgres', blobs: 's3' },
+  ] satisfies Backend[]
+).filter((backend) => !process.env.PANX_TEST_BACKENDS || process.env.PANX_TEST_BACKENDS.split(',').includes(backend.name));
 
 const PG_ADMIN_URL = process.env.PANX_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -34,7 +36,17 @@ export interface TestPlatform {
   close(): Promise<void>;
 }
 
-export async function startTestPlatform(backend: Backend = { name: 'sqlite+local', db: 'sqlite', blobs: 'local' }): Promise<TestPlatform> {
+export interface TestPlatformOptions {
+  /** A built web app (packages/web/dist) to serve under /panx, for the browser tests. */
+  webDir?: string;
+  /** Runtime configuration of the web app (`ui` of the server config), merged by system/getUIConfig. */
+  ui?: Record<string, unknown>;
+}
+
+export async function startTestPlatform(
+  backend: Backend = { name: 'sqlite+local', db: 'sqlite', blobs: 'local' },
+  options: TestPlatformOptions = {},
+): Promise<TestPlatform> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'panx-test-'));
   const port = await freePort();
   let databaseUrl: string | undefined;
@@ -74,6 +86,8 @@ export async function startTestPlatform(backend: Backend = { name: 'sqlite+local
       createDemoProject: false,
       validateResponses: true,
       logLevel: 'silent',
+      ...(options.webDir ? { webDir: options.webDir } : {}),
+      ...(options.ui ? { ui: options.ui } : {}),
     },
   );
   const platform = await createPlatform(config, pino({ level: 'silent' }));

@@ -1,12 +1,11 @@
 import { Badge } from '@mantine/core';
-import { useMediaQuery } from '@mantine/hooks';
-import { Link, NavLink, useNavigate, useNavigation } from 'react-router';
+import { Link, NavLink, useLocation, useNavigate, useNavigation } from 'react-router';
 import { useCurrentUser, useSignOut } from '../features/auth/hooks';
 import { useSession } from '../features/auth/session';
 import { handleOf } from '../features/auth/session-store';
-import { LAYOUT } from '../lib/constants';
 import { useStore } from '../lib/store';
 import { DropdownDivider, DropdownItem, DropdownLabel, DropdownMenu } from '../ui/DropdownMenu';
+import { useNarrow } from '../ui/use-narrow';
 import { appState } from './app-state';
 import classes from './Header.module.css';
 
@@ -20,7 +19,8 @@ const NAV = [
 
 /** The main header (SPEC §2): 45 px plus a 3 px border; below 768 px the navigation folds into a menu. */
 export function Header() {
-  const narrow = useMediaQuery(`(max-width: ${LAYOUT.narrowBreakpoint - 0.02}px)`) ?? false;
+  const narrow = useNarrow();
+  const onLoginPage = useLocation().pathname === '/panx/login';
   const { session } = useSession();
   const user = useCurrentUser();
   const signOut = useSignOut();
@@ -98,7 +98,7 @@ export function Header() {
           </DropdownItem>
         </DropdownMenu>
       )}
-      {!session && (
+      {!session && !onLoginPage && (
         <Link to="/panx/login" className={classes.navLink}>
           Sign in
         </Link>

@@ -57,8 +57,7 @@ export function Shell() {
 
   const { route } = decision;
   if (!route.public && !session) {
-    const reason = endReason === 'expired' || endReason === 'password-changed' ? 'expired' : undefined;
-    return <Navigate to={loginPath(location.pathname + location.search, reason)} replace />;
+    return <Navigate to={loginPath(location.pathname + location.search, endReason ?? undefined)} replace />;
   }
 
   const viewer = isViewerMode(location.search);

@@ -495,7 +495,7 @@ export function safeReturnTo(value: string | null | undefined): string {
   return value;
 }
 
-export function loginPath(returnTo: string, reason?: 'expired' | 'signed-out'): string {
+export function loginPath(returnTo: string, reason?: 'expired' | 'signed-out' | 'password-changed'): string {
   const params = new URLSearchParams({ returnTo: safeReturnTo(returnTo) });
   if (reason) params.set('reason', reason);
   return `${withBase('/login')}?${params.toString()}`;
