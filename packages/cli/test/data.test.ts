@@ -28,7 +28,7 @@ describe('px data commands against a real server', () => {
   });
 
   it('makes, lists, moves, copies and removes folders and objects', async () => {
-    const local = tempDir('px-local-');
+    const local = tempDir('local-', home);
     fs.writeFileSync(path.join(local, 'hello.txt'), 'hello world\n');
     fs.writeFileSync(path.join(local, 'notes.txt'), 'notes\n');
     await ok('mkdir', '/a/x');

@@ -56,6 +56,7 @@ export async function pxOk(args: string[], options: PxOptions): Promise<string> 
   return result.stdout;
 }
 
-export function tempDir(prefix: string): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+/** A new folder under `parent` (default: the system temp folder); suites remove their own in afterAll. */
+export function tempDir(prefix: string, parent = os.tmpdir()): string {
+  return fs.mkdtempSync(path.join(parent, prefix));
 }

@@ -38,14 +38,14 @@ describe('px sessions, projects, api and administration against a real server', 
     expect(await ok('whoami', '--id')).toBe('user-admin\n');
     expect(await json('env')).toMatchObject({ server: t.url, user: 'admin', configFile: file });
 
-    const bad = await runPx(['login', '--server', t.url, '--token', 'not-a-token-at-all'], opts({ configDir: tempDir('px-bad-') }));
+    const bad = await runPx(['login', '--server', t.url, '--token', 'not-a-token-at-all'], opts({ configDir: tempDir('bad-', home) }));
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/^error: InvalidAuthentication: /);
   });
 
   it('logs in with a password (given or on stdin) and logout revokes that session token', async () => {
     const { id } = await t.admin.call('user/new', { username: 'carol', email: 'carol@example.org', first: 'Carol', last: 'C', password: 'carol-password' });
-    const other = tempDir('px-carol-');
+    const other = tempDir('carol-', home);
     const asCarol = (args: string[], input?: string) => runPx(args, { configDir: other, input });
     expect((await asCarol(['login', '--server', t.url, '--username', 'carol', '--password', 'carol-password'])).stdout).toBe(
       `Logged in to ${t.url} as carol\n`,
@@ -135,7 +135,7 @@ describe('px sessions, projects, api and administration against a real server', 
     await createClient({ baseUrl: t.url, retries: 0 }).call('system/newAuthToken', { username: 'erin', password: 'erin-password' });
 
     const token = (await ok('admin', 'token', 'new', '--label', 'ci', '--project', 'alpha', '--level', 'VIEW')).trim();
-    const scoped = tempDir('px-scoped-');
+    const scoped = tempDir('scoped-', home);
     const asToken = (...args: string[]) => runPx(args, { configDir: scoped, env: { PANX_SERVER: t.url, PANX_TOKEN: token, PANX_PROJECT: alpha } });
     expect((await asToken('ls', '/a')).stdout).toBe('b/\n');
     const denied = await asToken('mkdir', '/z');
