@@ -82,6 +82,44 @@ describe.each(BACKENDS)('moving and removing data on $name', (backend) => {
     expect(await t.admin.call('project-xxxx/removeObjects', b, { objects: [file], force: true })).toEqual({ id: b });
   });
 
+  it('deletes blobs queued while a garbage-collection pass is finishing', async () => {
+    const project = await newProject('gc-late');
+    const first = await uploadFile(t.admin, project, [random(10)], { name: 'first' });
+    const late = await uploadFile(t.admin, project, [random(10)], { name: 'late' });
+    const repository = t.platform.stores.objects;
+    const list = repository.listBlobDeletions.bind(repository);
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let reached!: () => void;
+    const atGate = new Promise<void>((resolve) => {
+      reached = resolve;
+    });
+    let held = false;
+    // Hold the pass right after it found nothing more to delete, just before it ends.
+    repository.listBlobDeletions = async (limit, after) => {
+      const rows = await list(limit, after);
+      if (!rows.length && !held) {
+        held = true;
+        reached();
+        await gate;
+      }
+      return rows;
+    };
+    try {
+      await t.admin.call('project-xxxx/removeObjects', project, { objects: [first] });
+      await atGate;
+      await t.admin.call('project-xxxx/removeObjects', project, { objects: [late] });
+      release();
+      await blobGone(first);
+      await blobGone(late);
+    } finally {
+      repository.listBlobDeletions = list;
+      release();
+    }
+  });
+
   it('aborts the upload of an open file when it is removed', async () => {
     const project = await newProject('open-removed');
     const { id } = await t.admin.call('file/new', { project, name: 'open' });
