@@ -500,7 +500,7 @@ describe.skipIf(!backend)('permission matrix (sqlite+local)', () => {
   });
 
   for (const r of MATRIX) {
-    describe(`${r.title} — needs ${r.min}${r.kind === 'container' ? ' (container)' : ''}`, () => {
+    describe(`${r.title} — needs ${r.min === 'NONE' ? 'no access' : r.min}${r.kind === 'container' ? ' (container)' : ''}`, () => {
       it.each(CALLERS.map((caller) => [caller, expectedOutcome(r, caller)] as const))('as %s → %s', async (caller, expected) => {
         const fx = await fixtureFor(r, caller);
         const ctx: Ctx = { world, fx, p: fx.id, as: fx.as[caller], caller, actor: world.actors[USER_OF[caller]] };
