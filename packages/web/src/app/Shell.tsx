@@ -11,7 +11,7 @@ import { appState, setCommunity } from './app-state';
 import { configureErrorReporting } from './error-reporting';
 import { Footer } from './Footer';
 import { Header } from './Header';
-import { isInternalStaff, isViewerMode, loginPath, type RouteContext, type RouteDecision, resolveRoute } from './route-rules';
+import { analyticsPageKind, isInternalStaff, isViewerMode, loginPath, type RouteContext, type RouteDecision, resolveRoute } from './route-rules';
 import { useRuntime } from './runtime';
 import classes from './Shell.module.css';
 
@@ -64,7 +64,12 @@ export function Shell() {
   const showHeader = !viewer && !route.hideHeader;
   const showFooter = !viewer;
   return (
-    <div className={classes.shell} data-page-id={route.pageId} data-route-id={route.id}>
+    <div
+      className={classes.shell}
+      data-page-id={route.pageId}
+      data-route-id={route.id}
+      data-analytics-kind={analyticsPageKind(location.pathname, location.search)}
+    >
       {showHeader && <Header />}
       <main className={classes.main} id="main">
         {rootError ? <ErrorView error={new Error(rootError.message)} /> : <Outlet />}
