@@ -7,9 +7,11 @@ export class ApiError extends Error {
     readonly type: ErrorType,
     message: string,
     readonly details?: unknown,
+    /** Overrides the type's usual status where HTTP has a more precise one (413 for an oversized body). */
+    status?: number,
   ) {
     super(message);
-    this.status = ERROR_STATUS[type];
+    this.status = status ?? ERROR_STATUS[type];
   }
 }
 

@@ -171,7 +171,7 @@ export const projectRoutes = {
   }),
   'project-xxxx/destroy': project.destroy,
   'project-xxxx/invite': instanceRoute('project', 'invite', {
-    summary: 'Share the project with a user or org (ADMINISTER; CONTRIBUTE may share up to its own level unless restricted)',
+    summary: 'Share the project with a user or org (ADMINISTER)',
     input: z.object({
       invitee: z.string().min(1, 'expected a user ID, org ID or e-mail address'),
       level: grantableLevelSchema,

@@ -41,14 +41,24 @@ export function assertStorableJson(value: unknown): void {
   }
 }
 
-async function readBody(body: unknown, limit: number): Promise<string> {
+/**
+ * The body of a request whose content type is not JSON arrives as a stream (see http/server.ts).
+ * An oversized one answers 413 and the connection is closed rather than drained.
+ */
+async function readBody(request: FastifyRequest, reply: FastifyReply, limit: number): Promise<string> {
+  const body = request.body;
   if (typeof body === 'string') return body;
   if (body === undefined || body === null) return '';
+  const tooLarge = () => {
+    void reply.header('connection', 'close');
+    return new ApiError('InvalidInput', `The request body is larger than the limit of ${limit} bytes`, undefined, 413);
+  };
+  if (Number(request.headers['content-length'] ?? 0) > limit) throw tooLarge();
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body as Readable) {
     size += (chunk as Buffer).length;
-    if (size > limit) throw new ApiError('InvalidInput', `The request body is larger than ${limit} bytes`);
+    if (size > limit) throw tooLarge();
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks).toString('utf8');
@@ -83,7 +93,7 @@ export function registerApiRoutes(app: FastifyInstance, options: ApiRouterOption
     const handler = options.handlers[key];
     if (!route || !handler) throw notFound(`The route /${subject}/${method} does not exist`);
 
-    const text = await readBody(request.body, options.bodyLimit);
+    const text = await readBody(request, reply, options.bodyLimit);
     let body: unknown = {};
     if (text.trim().length) {
       try {

@@ -12,6 +12,7 @@ import { verifyTotp } from './totp.js';
 const HUNDRED_YEARS_MS = 100 * 365 * 86_400_000;
 /** How long a verified token is trusted without asking the database again. */
 const AUTH_CACHE_MS = 2_000;
+const LAST_USED_PRECISION_MS = 60_000;
 
 export function hashSecret(secret: string): string {
   return createHash('sha256').update(secret).digest('hex');
@@ -66,6 +67,8 @@ export class AuthService {
     };
     if (this.cache.size > 10_000) this.cache.clear();
     this.cache.set(secretHash, { caller, expires: token.expires, until: now + AUTH_CACHE_MS });
+    // `lastUsed` (shown in token lists) is recorded to the minute, not on every call.
+    if (token.lastUsed === null || token.lastUsed < now - LAST_USED_PRECISION_MS) await this.stores.tokens.touch(token.id, now);
     return caller;
   }
 
