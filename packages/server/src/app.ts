@@ -28,6 +28,7 @@ import { FoldersService } from './modules/projects/folders.service.js';
 import { projectHandlers } from './modules/projects/projects.routes.js';
 import { ProjectsService } from './modules/projects/projects.service.js';
 import { recordHandlers } from './modules/records/records.routes.js';
+import { RecordsService } from './modules/records/records.service.js';
 import { uiConfigHandlers } from './modules/ui-config/ui-config.routes.js';
 import { UiConfigService } from './modules/ui-config/ui-config.service.js';
 import { userHandlers } from './modules/users/users.routes.js';
@@ -84,8 +85,8 @@ export async function createPlatform(config: ResolvedConfig, log: Logger = creat
   const stores = new Stores(database.db, database.dialect);
   const blobs = await openBlobStore(config);
 
-  let files: FilesService | undefined;
-  const onObjectsDeleted = () => void files?.collectGarbage();
+  // Called by services after commits that orphan blobs; `files` exists by the time any request runs.
+  const onObjectsDeleted = () => void files.collectGarbage();
   const auth = new AuthService(stores);
   const users = new UsersService(stores, { selfSignUp: config.selfSignUp, onAccountChange: () => auth.invalidateCache() });
   const access = new AccessService(stores);
@@ -93,7 +94,7 @@ export async function createPlatform(config: ResolvedConfig, log: Logger = creat
   const folders = new FoldersService(stores, access, { onObjectsDeleted });
   const orgs = new OrgsService(stores, access, projects, users);
   const objects = new DataObjectsService(stores, access);
-  files = new FilesService(stores, objects, blobs, new UrlSigner(signingSecret(config)), config.publicUrl, log);
+  const files: FilesService = new FilesService(stores, objects, blobs, new UrlSigner(signingSecret(config)), config.publicUrl, log);
   const uiConfig = new UiConfigService({ publicUrl: config.publicUrl, selfSignUp: config.selfSignUp, overrides: config.ui });
   const nonces = new NoncesService(stores);
 
@@ -105,7 +106,7 @@ export async function createPlatform(config: ResolvedConfig, log: Logger = creat
     ...fileHandlers(files),
     ...commonObjectHandlers(objects, 'file'),
     ...commonObjectHandlers(objects, 'record'),
-    ...recordHandlers(objects),
+    ...recordHandlers(new RecordsService(objects, access)),
     ...dataObjectSystemHandlers(objects),
     ...uiConfigHandlers(uiConfig),
     ...clientErrorHandlers(new ClientErrorsService(log)),
@@ -139,7 +140,7 @@ export async function createPlatform(config: ResolvedConfig, log: Logger = creat
   });
 
   await files.recover(Date.now());
-  const sweeper = setInterval(() => void files?.recover(Date.now()), 10 * 60_000);
+  const sweeper = setInterval(() => void files.recover(Date.now()), 10 * 60_000);
   sweeper.unref();
 
   return {
@@ -152,6 +153,8 @@ export async function createPlatform(config: ResolvedConfig, log: Logger = creat
     async close() {
       clearInterval(sweeper);
       await http.close();
+      // Let background file work (assembly, blob deletion) finish before the database goes away.
+      await Promise.race([files.drain(), new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
       await database.close();
     },
   };
