@@ -3,9 +3,8 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { assertSafeKey, BlobNotFoundError, type BlobStore, type ByteRange, type StoredPart, UploadGoneError } from './blob-store.js';
-import { fsyncFile, spoolPart, sweepScratch } from './part-spool.js';
+import { spoolPart, sweepScratch } from './part-spool.js';
 
 const TMP_PREFIX = 'part-';
 
@@ -67,20 +66,23 @@ export class FsBlobStore implements BlobStore {
     const dir = this.uploadDir(uploadId);
     if (!fs.existsSync(target)) {
       const tmp = path.join(this.tmpRoot, `${TMP_PREFIX}${uploadId}.assembled.${randomBytes(6).toString('hex')}`);
-      const out = fs.createWriteStream(tmp);
+      const out = await fsp.open(tmp, 'w');
       try {
+        // Plain reads and writes through one handle: no stream listeners pile up over thousands of parts.
         for (const part of [...parts].sort((a, b) => a.index - b.index)) {
-          await pipeline(fs.createReadStream(path.join(dir, assertSafePartRef(part.partRef))), out, { end: false });
+          for await (const chunk of fs.createReadStream(path.join(dir, assertSafePartRef(part.partRef)), { highWaterMark: 4 * 1024 * 1024 })) {
+            await out.write(chunk as Buffer);
+          }
         }
-        await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
+        await out.sync();
+        await out.close();
         const { size } = await fsp.stat(tmp);
         const expected = parts.reduce((sum, part) => sum + part.size, 0);
         if (size !== expected) throw new Error(`assembled ${size} bytes for ${key} but the parts add up to ${expected}`);
-        await fsyncFile(tmp);
         await fsp.mkdir(path.dirname(target), { recursive: true });
         await fsp.rename(tmp, target);
       } catch (error) {
-        out.destroy();
+        await out.close().catch(() => undefined);
         await fsp.rm(tmp, { force: true });
         throw error;
       }
