@@ -8,6 +8,7 @@ import { BlobIntegrityError, type BlobStore, type ByteRange, type StoredPart, Up
 import type { Caller } from '../auth/caller.js';
 import type { DataObjectsService } from '../data-objects/data-objects.service.js';
 import type { ObjectRow } from '../data-objects/objects.repository.js';
+import { sniffMediaType } from './media-type.js';
 import { projectSettings } from '../projects/project-describe.js';
 
 /** Upload URLs stay valid this long; clients fetch a fresh one for every attempt anyway. */
@@ -175,7 +176,8 @@ export class FilesService {
         parts.map((part) => ({ index: part.partIndex, partRef: part.partRef, size: part.size })),
       );
       const size = parts.reduce((sum, part) => sum + part.size, 0);
-      const closed = await this.stores.objects.updateObjectInState(id, 'closing', { state: 'closed', size, uploadId: null, stateChanged: Date.now() });
+      const media = object.media || (await this.sniffMedia(key, size));
+      const closed = await this.stores.objects.updateObjectInState(id, 'closing', { state: 'closed', size, media, uploadId: null, stateChanged: Date.now() });
       if (!closed && !(await this.stores.objects.findObject(id))) {
         // Removed while its parts were being assembled: the blob just made must not outlive it.
         await this.stores.objects.queueBlobDeletion(key, null, Date.now());
@@ -184,6 +186,18 @@ export class FilesService {
     } catch (error) {
       if (!(await this.stores.objects.findObject(id).catch(() => undefined))) return; // removed meanwhile: nothing left to close
       this.log.error({ err: error, fileId: id }, 'closing a file failed; it stays closing and is retried by the recovery sweep');
+    }
+  }
+
+  /** Reads the first bytes of an assembled blob to name its media type; never fails a close over it. */
+  private async sniffMedia(key: string, size: number): Promise<string> {
+    if (size === 0) return sniffMediaType(Buffer.alloc(0));
+    try {
+      const chunks: Buffer[] = [];
+      for await (const chunk of await this.blobs.read(key, { start: 0, end: Math.min(size, 512) - 1 })) chunks.push(chunk as Buffer);
+      return sniffMediaType(Buffer.concat(chunks));
+    } catch {
+      return 'application/octet-stream';
     }
   }
 
