@@ -7,6 +7,8 @@ export * from './openapi.js';
 export * from './route.js';
 export * from './routes/auth.js';
 export * from './routes/data-objects.js';
+export * from './routes/executables.js';
+export * from './routes/jobs.js';
 export * from './routes/orgs.js';
 export * from './routes/projects.js';
 export * from './routes/ui-config.js';

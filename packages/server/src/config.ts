@@ -14,6 +14,52 @@ const s3Schema = z.object({
   downloadMode: z.enum(['presigned', 'proxy']).default('presigned'),
 });
 
+const instanceTypeSchema = z.object({
+  cores: z.number().int().positive(),
+  memoryMB: z.number().int().positive(),
+  diskGB: z.number().nonnegative(),
+  /** USD per hour while a job of this type runs. */
+  pricePerHour: z.number().nonnegative(),
+});
+export type InstanceTypeConfig = z.infer<typeof instanceTypeSchema>;
+
+/** The execution engine: executor, instance type catalogue, scheduler timing (docs/OPERATIONS.md). */
+const engineSchema = z.object({
+  /** Run jobs on this server (the API still accepts runs when off; another server runs them). */
+  enabled: z.boolean().default(true),
+  executor: z.enum(['local']).default('local'),
+  /** Instance types per region (`aws:us-east-1` → name → type); the built-in catalogue when unset. */
+  instanceTypes: z.record(z.string(), z.record(z.string(), instanceTypeSchema)).optional(),
+  local: z
+    .object({
+      /** Cores and memory the local executor hands out; the host's when unset. */
+      cores: z.number().positive().optional(),
+      memoryMB: z.number().int().positive().optional(),
+    })
+    .default({}),
+  /** Where jobs' working directories go (default <dataDir>/jobs). */
+  workDir: z.string().optional(),
+  /** Keep a finished job's working directory (for debugging); removed otherwise. */
+  keepWorkDirs: z.boolean().default(false),
+  /** The URL the job runner and the helpers reach the API at (default: publicUrl). */
+  apiUrl: z.string().url().optional(),
+  /** Directory of the dx helper commands put first on jobs' PATH (default packages/worker-tools/bin). */
+  workerToolsBin: z.string().optional(),
+  /** Where bundledDepends tarballs are unpacked: the job's own directory, or / as on DNAnexus workers. */
+  bundledDependsRoot: z.enum(['job', 'root']).default('job'),
+  /** Identity of this server among several on one database (default: host name and data directory). */
+  serverId: z.string().min(1).optional(),
+  /** Scheduler period; it also runs at once whenever a job changes. */
+  tickMs: z.number().int().positive().default(1000),
+  /** A server that has not beaten its heart for this long has lost its jobs. */
+  serverTimeoutMs: z.number().int().positive().default(60_000),
+  /** Timeout of a job whose executable sets none. */
+  defaultTimeoutHours: z.number().positive().default(720),
+  /** How long a workspace is kept after its job tree finished with `delayWorkspaceDestruction`. */
+  delayedWorkspaceTtlHours: z.number().nonnegative().default(72),
+});
+export type EngineConfig = z.infer<typeof engineSchema>;
+
 export const configSchema = z.object({
   port: z.number().int().min(0).max(65_535).default(8080),
   host: z.string().default('0.0.0.0'),
@@ -49,6 +95,7 @@ export const configSchema = z.object({
     .default(16 * 1024 * 1024),
   /** Runtime configuration for the web app, merged over the defaults by system/getUIConfig. */
   ui: z.record(z.string(), z.unknown()).default({}),
+  engine: engineSchema.default(engineSchema.parse({})),
 });
 
 export type Config = z.infer<typeof configSchema>;
@@ -75,6 +122,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     logLevel: env.PANX_LOG_LEVEL,
     webDir: env.PANX_WEB_DIR,
   };
+  const engineEnv = dropUndefined({
+    enabled: bool(env.PANX_ENGINE),
+    executor: env.PANX_EXECUTOR,
+    apiUrl: env.PANX_ENGINE_API_URL,
+    workDir: env.PANX_JOB_DIR,
+    serverId: env.PANX_SERVER_ID,
+    workerToolsBin: env.PANX_WORKER_TOOLS_BIN,
+  });
+  const localEnv = dropUndefined({
+    cores: env.PANX_LOCAL_CORES ? Number(env.PANX_LOCAL_CORES) : undefined,
+    memoryMB: env.PANX_LOCAL_MEMORY_MB ? Number(env.PANX_LOCAL_MEMORY_MB) : undefined,
+  });
+  const fileEngine = (fileConfig.engine as Record<string, unknown> | undefined) ?? {};
+  const engine =
+    Object.keys(engineEnv).length || Object.keys(localEnv).length || fileConfig.engine
+      ? { ...fileEngine, ...engineEnv, local: { ...((fileEngine.local as object | undefined) ?? {}), ...localEnv } }
+      : undefined;
   const admin = {
     ...((fileConfig.admin as object | undefined) ?? {}),
     ...(env.PANX_ADMIN_USER ? { username: env.PANX_ADMIN_USER } : {}),
@@ -94,7 +158,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       }
     : fileConfig.s3;
 
-  const merged = { ...fileConfig, ...dropUndefined(fromEnv), admin, ...(s3 ? { s3: dropUndefined(s3 as Record<string, unknown>) } : {}), ...overrides };
+  const merged = {
+    ...fileConfig,
+    ...dropUndefined(fromEnv),
+    admin,
+    ...(s3 ? { s3: dropUndefined(s3 as Record<string, unknown>) } : {}),
+    ...(engine ? { engine } : {}),
+    ...overrides,
+  };
   const config = configSchema.parse(merged);
   const dataDir = path.resolve(config.dataDir);
   return {

@@ -4,6 +4,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import * as createCoreTables from './migrations/202611211100-create-core-tables.js';
+import * as createExecutionTables from './migrations/202611221000-create-execution-tables.js';
 import type { Database } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -20,7 +21,10 @@ interface Migration {
 }
 
 /** Every migration, in order. One set serves both dialects; a migration branches on `dialect` where they differ. */
-const MIGRATIONS: Migration[] = [{ name: '202611211100-create-core-tables', up: createCoreTables.up }];
+const MIGRATIONS: Migration[] = [
+  { name: '202611211100-create-core-tables', up: createCoreTables.up },
+  { name: '202611221000-create-execution-tables', up: createExecutionTables.up },
+];
 
 // PostgreSQL answers int8 and numeric as strings; every such column here holds ms timestamps or byte counts.
 pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10));

@@ -151,6 +151,114 @@ export interface BlobDeletionsTable {
   created: number;
 }
 
+/** One job (and, later, analysis). Columns that are queried or updated on their own are columns; the rest is `spec` JSON. */
+export interface JobsTable {
+  id: string;
+  class: string;
+  name: string;
+  state: string;
+  executable: string;
+  executableName: string;
+  function: string;
+  project: string;
+  folder: string;
+  workspace: string;
+  rootExecution: string;
+  originJob: string;
+  parentJob: string | null;
+  /** The parent's try when this subjob was created (a restarted parent ignores its earlier children). */
+  parentTry: number | null;
+  launchedBy: string;
+  billTo: string;
+  region: string;
+  instanceType: string;
+  cores: number;
+  memoryMB: number;
+  pricePerHour: number;
+  priority: string;
+  /** high 2, normal 1, low 0: the scheduler starts higher ranks first. */
+  priorityRank: number;
+  try: number;
+  created: number;
+  modified: number;
+  stateChanged: number;
+  startedRunning: number | null;
+  stoppedRunning: number | null;
+  /** When a running try exceeds its timeout policy. */
+  deadline: number | null;
+  /** Price of the finished running periods of every try (the current one accrues on top). */
+  accruedPrice: number;
+  costLimit: number | null;
+  failureReason: string | null;
+  failureMessage: string | null;
+  failureFrom: string | null;
+  tokenId: string | null;
+  /** The engine server whose executor runs the job. */
+  claimedBy: string | null;
+  executorHandle: string | null;
+  reuseKey: string | null;
+  input: string;
+  output: string | null;
+  /** What the runner reported (output or error, exit status), applied when the process has exited. */
+  outcome: string | null;
+  stateTransitions: string;
+  tries: string;
+  logOffsets: string;
+  tags: string;
+  properties: string;
+  details: string;
+  spec: string;
+}
+
+export interface JobLogsTable {
+  id: Generated<number>;
+  jobId: string;
+  try: number;
+  timestamp: number;
+  source: string;
+  level: string;
+  msg: string;
+}
+
+export interface EngineServersTable {
+  id: string;
+  started: number;
+  heartbeat: number;
+}
+
+/** One version of an app. */
+export interface AppsTable {
+  id: string;
+  name: string;
+  version: string;
+  /** When it was published (0: not published). */
+  published: number;
+  deleted: number;
+  createdBy: string;
+  billTo: string;
+  /** The container holding the app's resources (bundledDepends). */
+  resources: string | null;
+  tags: string;
+  spec: string;
+  created: number;
+  modified: number;
+}
+
+/** What all versions of an app share. */
+export interface AppNamesTable {
+  name: string;
+  categories: string;
+  authorizedUsers: string;
+  developers: string;
+  created: number;
+}
+
+export interface AppInstallsTable {
+  name: string;
+  userId: string;
+  created: number;
+}
+
 export interface Database {
   users: UsersTable;
   tokens: TokensTable;
@@ -164,4 +272,10 @@ export interface Database {
   fileParts: FilePartsTable;
   nonces: NoncesTable;
   blobDeletions: BlobDeletionsTable;
+  jobs: JobsTable;
+  jobLogs: JobLogsTable;
+  engineServers: EngineServersTable;
+  apps: AppsTable;
+  appNames: AppNamesTable;
+  appInstalls: AppInstallsTable;
 }

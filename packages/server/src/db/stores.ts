@@ -1,4 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
+import { AppsRepository } from '../modules/executables/apps.repository.js';
+import { JobsRepository } from '../modules/jobs/jobs.repository.js';
 import { OrgsRepository } from '../modules/orgs/orgs.repository.js';
 import { ProjectsRepository } from '../modules/projects/projects.repository.js';
 import { ObjectsRepository } from '../modules/data-objects/objects.repository.js';
@@ -18,6 +20,8 @@ export class Stores {
   readonly projects: ProjectsRepository;
   readonly objects: ObjectsRepository;
   readonly nonces: NoncesRepository;
+  readonly jobs: JobsRepository;
+  readonly apps: AppsRepository;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -30,6 +34,8 @@ export class Stores {
     this.projects = new ProjectsRepository(executor);
     this.objects = new ObjectsRepository(executor, dialect);
     this.nonces = new NoncesRepository(executor);
+    this.jobs = new JobsRepository(executor);
+    this.apps = new AppsRepository(executor);
   }
 
   /** Runs `work` in one transaction; everything it writes commits together or not at all. */
