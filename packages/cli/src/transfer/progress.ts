@@ -1,18 +1,16 @@
 import type cliProgress from 'cli-progress';
 import { formatBytes, note } from '../output.js';
 
-/** Byte progress of one file; `add` takes negative values when a failed part is sent again. */
-export interface FileProgress {
-  add(bytes: number): void;
-  done(): void;
-}
+import type { FileProgress, TransferProgress } from '@panx/client/transfer';
+
+export type { FileProgress } from '@panx/client/transfer';
 
 /**
  * Progress bars on stderr, one per file in flight plus a total, when stdout is a terminal and
  * `--no-progress` is not given. Disabled, every method is a no-op and notes go straight to stderr
  * (and cli-progress is not even loaded).
  */
-export class Progress {
+export class Progress implements TransferProgress {
   private readonly bars?: cliProgress.MultiBar;
   private readonly total?: cliProgress.SingleBar;
   private transferred = 0;

@@ -1,0 +1,345 @@
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { PanxClient } from '../create-client.js';
+import { isApiError, PanxApiError } from '../errors.js';
+import { allOrFirstError, type Limiter, sleep } from './limiter.js';
+import { type FileProgress, TransferError, type TransferProgress } from './progress.js';
+
+/**
+ * Multipart upload as `dx upload` does it (file/new → upload per part → PUT → close). With a
+ * `stateDir` it is resumable: the file ID and part size are kept in a state file named after the
+ * local file and the destination, so running the same upload again after an interruption sends
+ * only the parts the server does not have yet.
+ */
+
+const MiB = 1024 * 1024;
+const MAX_ATTEMPTS = 5;
+/** Chunks the part body is streamed in, so that progress moves during a part. */
+const STREAM_CHUNK = 256 * 1024;
+
+export interface UploadParameters {
+  minimumPartSize: number;
+  maximumPartSize: number;
+  maximumNumParts: number;
+  maximumFileSize: number;
+  emptyLastPartAllowed: boolean;
+}
+
+export interface UploadTarget {
+  /** A project or container ID. */
+  project: string;
+  folder: string;
+  name: string;
+  /** Create the folder (and its parents) when missing. */
+  parents: boolean;
+}
+
+export interface UploadSettings {
+  partSizeBytes: number;
+  /** Wait until the file is closed (not only closing). */
+  wait: boolean;
+  tags?: string[];
+  properties?: Record<string, string>;
+  /** Extra fields of file/new (`media`, `hidden`, `types`, `details`). */
+  fields?: { media?: string; hidden?: boolean; types?: string[]; details?: unknown };
+  /** Where resumable uploads remember their open file; without it every upload starts afresh. */
+  stateDir?: string;
+  /** Called after each part PUT that succeeded (the CLI's crash tests hook in here). */
+  onPartSent?: () => void;
+}
+
+/** What one upload run shares between its files: the part slots, the progress and the containers' limits. */
+export interface UploadShared {
+  parts: Limiter;
+  progress: TransferProgress;
+  parameters: Map<string, Promise<UploadParameters>>;
+}
+
+export interface UploadResult {
+  id: string;
+  resumed: boolean;
+  partsSkipped: number;
+  partsSent: number;
+}
+
+interface UploadState {
+  version: 1;
+  fileId: string;
+  project: string;
+  folder: string;
+  name: string;
+  path: string;
+  size: number;
+  mtimeMs: number;
+  partSize: number;
+  created: number;
+}
+
+interface PartSpec {
+  index: number;
+  offset: number;
+  length: number;
+}
+
+type RemoteParts = Record<string, { state?: string; size?: number; md5?: string }>;
+
+/** The part size to use: the request clamped to the container's limits, grown when the file would need too many parts. */
+export function choosePartSize(size: number, requested: number, limits: UploadParameters): number {
+  if (size > limits.maximumFileSize) throw new TransferError(`the file is ${size} bytes, over the maximum of ${limits.maximumFileSize}`);
+  let partSize = Math.min(Math.max(Math.round(requested), limits.minimumPartSize), limits.maximumPartSize);
+  if (Math.ceil(size / partSize) > limits.maximumNumParts) partSize = Math.ceil(size / limits.maximumNumParts);
+  if (partSize > limits.maximumPartSize)
+    throw new TransferError(`the file is too large for ${limits.maximumNumParts} parts of at most ${limits.maximumPartSize} bytes`);
+  return partSize;
+}
+
+export function planParts(size: number, partSize: number): PartSpec[] {
+  if (size === 0) return [{ index: 1, offset: 0, length: 0 }];
+  const parts: PartSpec[] = [];
+  for (let offset = 0, index = 1; offset < size; offset += partSize, index++) parts.push({ index, offset, length: Math.min(partSize, size - offset) });
+  return parts;
+}
+
+function stateFile(stateDir: string, absolutePath: string, size: number, mtimeMs: number, target: UploadTarget): string {
+  const key = createHash('sha256')
+    .update(JSON.stringify([absolutePath, size, mtimeMs, target.project, target.folder, target.name]))
+    .digest('hex');
+  return path.join(stateDir, `${key}.json`);
+}
+
+function readState(file: string | undefined): UploadState | undefined {
+  if (!file) return undefined;
+  try {
+    const state = JSON.parse(fs.readFileSync(file, 'utf8')) as UploadState;
+    return state.version === 1 && typeof state.fileId === 'string' && state.partSize > 0 ? state : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function writeState(file: string | undefined, state: UploadState): void {
+  if (!file) return;
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  fs.writeFileSync(file, JSON.stringify(state, null, 2), { mode: 0o600 });
+}
+
+function removeState(file: string | undefined): void {
+  if (file) fs.rmSync(file, { force: true });
+}
+
+const PARAMETER_KEYS = ['minimumPartSize', 'maximumPartSize', 'maximumNumParts', 'maximumFileSize', 'emptyLastPartAllowed'] as const;
+
+/** The container's `fileUploadParameters`, with the contract's defaults for any the server left out. */
+async function uploadParameters(client: PanxClient, shared: UploadShared, project: string): Promise<UploadParameters> {
+  let cached = shared.parameters.get(project);
+  if (!cached) {
+    cached = (async () => {
+      const described = (await client.post(project, 'describe', { fields: { fileUploadParameters: true } })) as {
+        fileUploadParameters?: Partial<UploadParameters>;
+      };
+      const given = described.fileUploadParameters ?? {};
+      if (PARAMETER_KEYS.every((key) => given[key] !== undefined)) return given as UploadParameters;
+      // Loading the contract builds every zod schema: only when the server did not say.
+      const { UPLOAD_LIMITS } = await import('@panx/contract');
+      return { ...UPLOAD_LIMITS, ...given };
+    })();
+    shared.parameters.set(project, cached);
+  }
+  return cached;
+}
+
+function bodyOf(data: Buffer, onChunk: (bytes: number) => void): ReadableStream<Uint8Array> | Uint8Array<ArrayBuffer> {
+  if (!data.length) return new Uint8Array(0);
+  let offset = 0;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (offset >= data.length) {
+        controller.close();
+        return;
+      }
+      const end = Math.min(offset + STREAM_CHUNK, data.length);
+      controller.enqueue(data.subarray(offset, end));
+      onChunk(end - offset);
+      offset = end;
+    },
+  });
+}
+
+/** Errors of the API call that another attempt will not fix. */
+function isPermanent(error: unknown): boolean {
+  return (
+    error instanceof TransferError ||
+    (error instanceof PanxApiError &&
+      ['InvalidState', 'PermissionDenied', 'ResourceNotFound', 'InvalidInput', 'InvalidAuthentication', 'SpendingLimitExceeded'].includes(error.type))
+  );
+}
+
+async function putPart(client: PanxClient, fileId: string, part: PartSpec, data: Buffer, md5: string, progress: FileProgress): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    let sent = 0;
+    try {
+      const { url, headers } = await client.call('file-xxxx/upload', fileId, { index: part.index, md5, size: part.length });
+      // Exactly the headers the server gave, and no Authorization: the signed URL is the credential.
+      // `duplex` (needed for a streamed body) is missing from the DOM typing of RequestInit.
+      const init: RequestInit & { duplex: 'half' } = {
+        method: 'PUT',
+        headers,
+        body: bodyOf(data, (bytes) => {
+          sent += bytes;
+          progress.add(bytes);
+        }),
+        duplex: 'half',
+      };
+      const response = await fetch(url, init);
+      const text = await response.text();
+      if (!response.ok) {
+        let message = text.slice(0, 300);
+        try {
+          const envelope = JSON.parse(text) as { error?: { type?: string; message?: string } };
+          if (envelope.error) message = `${envelope.error.type}: ${envelope.error.message}`;
+        } catch {
+          // not JSON: keep the raw text
+        }
+        throw new Error(`PUT of part ${part.index} failed with HTTP ${response.status}: ${message}`);
+      }
+      if (sent !== part.length) progress.add(part.length - sent);
+      return;
+    } catch (error) {
+      progress.add(-sent);
+      if (attempt >= MAX_ATTEMPTS || isPermanent(error)) throw error;
+      await sleep(250 * 2 ** attempt);
+    }
+  }
+}
+
+async function sendPart(
+  client: PanxClient,
+  fileId: string,
+  handle: fs.promises.FileHandle,
+  part: PartSpec,
+  remote: RemoteParts,
+  progress: FileProgress,
+  onPartSent: (() => void) | undefined,
+): Promise<'skipped' | 'sent'> {
+  const data = Buffer.alloc(part.length);
+  let read = 0;
+  while (read < part.length) {
+    const { bytesRead } = await handle.read(data, read, part.length - read, part.offset + read);
+    if (bytesRead === 0) throw new TransferError('the file got shorter while it was uploading');
+    read += bytesRead;
+  }
+  const md5 = createHash('md5').update(data).digest('hex');
+  const existing = remote[String(part.index)];
+  if (existing?.state === 'complete' && existing.size === part.length && existing.md5 === md5) {
+    progress.add(part.length);
+    return 'skipped';
+  }
+  await putPart(client, fileId, part, data, md5, progress);
+  onPartSent?.();
+  return 'sent';
+}
+
+/** Polls until the file is closed (closing assembles the parts on the server). */
+export async function waitUntilClosed(client: PanxClient, id: string, project: string | undefined, timeoutMs = 30 * 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (let delay = 100; ; delay = Math.min(delay * 2, 2000)) {
+    const { state } = await client.call('file-xxxx/describe', id, { ...(project ? { project } : {}), fields: { state: true } });
+    if (state === 'closed') return;
+    if (state !== 'closing' && state !== 'open') throw new TransferError(`${id} is ${state}, not closed`);
+    if (Date.now() > deadline) throw new TransferError(`${id} is still ${state} after ${Math.round(timeoutMs / 1000)} s`);
+    await sleep(delay);
+  }
+}
+
+/** Uploads (or, with a state dir, finishes uploading) one local file and closes it. */
+export async function uploadFile(
+  client: PanxClient,
+  localPath: string,
+  target: UploadTarget,
+  settings: UploadSettings,
+  shared: UploadShared,
+): Promise<UploadResult> {
+  const absolute = path.resolve(localPath);
+  const stat = await fs.promises.stat(absolute);
+  const stateFilePath = settings.stateDir ? stateFile(settings.stateDir, absolute, stat.size, stat.mtimeMs, target) : undefined;
+  const saved = readState(stateFilePath);
+  let fileId: string | undefined;
+  let partSize = 0;
+  let remote: RemoteParts = {};
+
+  if (saved) {
+    try {
+      const described = await client.call('file-xxxx/describe', saved.fileId, { project: target.project, fields: { parts: true, state: true } });
+      if (described.state === 'open') {
+        fileId = saved.fileId;
+        partSize = saved.partSize;
+        remote = (described.parts as RemoteParts | undefined) ?? {};
+      } else if (described.state === 'closing' || described.state === 'closed') {
+        // The previous run closed the file but stopped before forgetting it.
+        if (settings.wait) await waitUntilClosed(client, saved.fileId, target.project);
+        removeState(stateFilePath);
+        shared.progress.file(target.name, stat.size, stat.size).done();
+        return { id: saved.fileId, resumed: true, partsSkipped: 0, partsSent: 0 };
+      }
+    } catch (error) {
+      if (!isApiError(error)) throw error;
+      // The file was removed or abandoned: start over.
+    }
+    if (!fileId) removeState(stateFilePath);
+  }
+
+  const resumed = Boolean(fileId);
+  if (!fileId) {
+    partSize = choosePartSize(stat.size, settings.partSizeBytes, await uploadParameters(client, shared, target.project));
+    ({ id: fileId } = await client.call('file/new', {
+      project: target.project,
+      folder: target.folder,
+      name: target.name,
+      parents: target.parents,
+      ...settings.fields,
+      ...(settings.tags?.length ? { tags: settings.tags } : {}),
+      ...(settings.properties && Object.keys(settings.properties).length ? { properties: settings.properties } : {}),
+      nonce: `${randomBytes(24).toString('hex')}-${Date.now()}`,
+    }));
+    writeState(stateFilePath, {
+      version: 1,
+      fileId,
+      project: target.project,
+      folder: target.folder,
+      name: target.name,
+      path: absolute,
+      size: stat.size,
+      mtimeMs: stat.mtimeMs,
+      partSize,
+      created: Date.now(),
+    });
+  }
+
+  const parts = planParts(stat.size, partSize);
+  if (resumed) {
+    const have = parts.filter((part) => remote[String(part.index)]?.state === 'complete').length;
+    shared.progress.log(`Resuming the upload of ${localPath} into ${fileId}: ${have} of ${parts.length} parts are on the server`);
+  }
+  const progress = shared.progress.file(target.name, stat.size);
+  const handle = await fs.promises.open(absolute, 'r');
+  let outcomes: ('skipped' | 'sent')[];
+  try {
+    const id = fileId;
+    outcomes = await allOrFirstError(parts.map((part) => shared.parts.run(() => sendPart(client, id, handle, part, remote, progress, settings.onPartSent))));
+  } finally {
+    await handle.close();
+  }
+  await client.call('file-xxxx/close', fileId, {});
+  if (settings.wait) await waitUntilClosed(client, fileId, target.project);
+  removeState(stateFilePath);
+  progress.done();
+  return {
+    id: fileId,
+    resumed,
+    partsSkipped: outcomes.filter((outcome) => outcome === 'skipped').length,
+    partsSent: outcomes.filter((outcome) => outcome === 'sent').length,
+  };
+}
+
+export { MiB };
