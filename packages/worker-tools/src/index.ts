@@ -3,6 +3,7 @@
 export { type BashVar, type BashVarsOptions, bashVarsFor, filePrefix, fnmatch, formatBashVars, LONG_BASH_VAR, splitExtension } from './bash-vars.js';
 export {
   describeInputFile,
+  fileNamesFor,
   type InputFile,
   type InputFilePlan,
   type IoSpecItem,

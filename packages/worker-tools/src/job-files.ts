@@ -128,3 +128,12 @@ export async function describeInputFile(
   }
   throw lastError;
 }
+
+/** The name of every file the input links to, by ID, described as describeInputFile does (for bashVarsFor). */
+export async function fileNamesFor(client: PanxClient, input: JobInput, container: string | undefined): Promise<Map<string, string>> {
+  const names = new Map<string, string>();
+  for (const file of planInputFiles(input).files) {
+    if (!names.has(file.id)) names.set(file.id, (await describeInputFile(client, file, container)).name);
+  }
+  return names;
+}

@@ -3,7 +3,7 @@ import { parseArgs } from '../args.js';
 import { bashVarsFor, formatBashVars } from '../bash-vars.js';
 import { connect, readEnvironment } from '../environment.js';
 import { executableSpec } from '../io-spec.js';
-import { describeInputFile, planInputFiles, readJobInput } from '../job-files.js';
+import { fileNamesFor, planInputFiles, readJobInput } from '../job-files.js';
 
 const USAGE = `usage: dx-print-bash-vars [-h] [--input-spec FILE]
 
@@ -30,10 +30,7 @@ export async function run(argv: string[]): Promise<number> {
     client ??= connect(environment, 'dx-print-bash-vars');
     return client;
   };
-  const fileNames = new Map<string, string>();
-  for (const file of planInputFiles(input).files) {
-    if (!fileNames.has(file.id)) fileNames.set(file.id, (await describeInputFile(api(), file, environment.defaultContainer)).name);
-  }
+  const fileNames = planInputFiles(input).files.length ? await fileNamesFor(api(), input, environment.defaultContainer) : new Map<string, string>();
   const inputSpec = await executableSpec(api, environment, 'inputSpec', args.value('inputSpec'));
   const vars = bashVarsFor(input, inputSpec, {
     home: environment.home,
