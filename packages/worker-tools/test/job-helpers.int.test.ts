@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../../server/test/harness.js';
@@ -201,6 +203,50 @@ describe('worker tools in a simulated job', () => {
     expect((await describe(linkOf(output.extra))).name).toBe('x.txt');
     expect(md5(await dx('cat', linkOf(output.report)))).toBe(md5('summary\n'));
     expect(fs.readFileSync(path.join(home, 'job_output.json'), 'utf8')).toMatch(/^\{\n {4}"count": 3,\n/);
+  });
+
+  it('talks to the API as in DNAnexus traffic: inputs described and new files created in the workspace', async () => {
+    // A recording proxy in front of the server (signed part and download URLs go to the server directly).
+    const calls: { route: string; body: Record<string, unknown> }[] = [];
+    const proxy = http.createServer((req, res) => {
+      let text = '';
+      req.on('data', (chunk) => {
+        text += chunk;
+      });
+      req.on('end', async () => {
+        calls.push({ route: req.url ?? '', body: JSON.parse(text || '{}') as Record<string, unknown> });
+        const answer = await fetch(`${t.url}${req.url}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: req.headers.authorization ?? '' },
+          body: text || '{}',
+        });
+        res.writeHead(answer.status, { 'content-type': 'application/json' });
+        res.end(await answer.text());
+      });
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    try {
+      const proxied = { ...env, DX_APISERVER_PORT: String((proxy.address() as AddressInfo).port) };
+      fs.writeFileSync(path.join(home, 'job_input.json'), JSON.stringify({ one: { $dnanexus_link: { project: other, id: ids.b } } }));
+      await toolOk('dx-download-all-inputs', [], proxied);
+      const describes = calls.filter((call) => call.route === `/${ids.b}/describe`);
+      expect(describes[0]?.body).toEqual({ project: workspace, defaultFields: true, fields: { parts: true } });
+      expect(calls.find((call) => call.route === `/${ids.b}/download`)?.body).toMatchObject({ project: workspace });
+
+      calls.length = 0;
+      fs.rmSync(path.join(home, 'out'), { recursive: true, force: true });
+      fs.mkdirSync(path.join(home, 'out', 'result'), { recursive: true });
+      fs.writeFileSync(path.join(home, 'out', 'result', 'r.txt'), 'r\n');
+      await toolOk('dx-upload-all-outputs', ['--output-spec', path.join(home, 'spec.json')], proxied);
+      const created = calls.find((call) => call.route === '/file/new')?.body;
+      expect(created).toMatchObject({ project: workspace, folder: '/', name: 'r.txt', parents: false });
+      expect(created?.nonce).toEqual(expect.any(String));
+      expect(calls.map((call) => call.route.replace(/file-\w+/, 'F').replace(/project-\w+/, 'P'))).toEqual(
+        expect.arrayContaining(['/file/new', '/P/describe', '/F/upload', '/F/close', '/F/describe']),
+      );
+    } finally {
+      await new Promise((resolve) => proxy.close(resolve));
+    }
   });
 
   it('dx-upload-all-outputs reports a file output with two files in job_error.json', async () => {
