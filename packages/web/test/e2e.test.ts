@@ -449,6 +449,49 @@ describe.skipIf(!available)('web app in Chromium', { timeout: 60_000 }, () => {
     await page.close();
   });
 
+  it('asks a provisioned user to accept the installation’s terms once (SPEC §5)', async () => {
+    const frank = await account('frank');
+    const page = await freshPage();
+    await page.route('**/system/getUIConfig', async (route) => {
+      const response = await route.fetch();
+      const config = (await response.json()) as Record<string, unknown>;
+      await route.fulfill({
+        response,
+        json: { ...config, legalTerms: { version: '2026-11', text: 'Use this platform for research only.\n<script>not run</script>' } },
+      });
+    });
+    await signIn(page, frank);
+    const dialog = page.getByRole('dialog', { name: 'Terms of use' });
+    await dialog.getByText('<script>not run</script>', { exact: false }).waitFor();
+    expect(await dialog.getByRole('button', { name: 'Accept' }).isDisabled()).toBe(true);
+    await shoot(page, 'legal-terms');
+    await dialog.getByText('I have read and accept the terms of use').click();
+    await dialog.getByRole('button', { name: 'Accept' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    const described = await frank.client.call('user-xxxx/describe', frank.id, { fields: { sessionData: true } });
+    expect(described.sessionData).toMatchObject({ acceptedLegalTerms: { version: '2026-11' } });
+    await page.reload();
+    await page.getByRole('heading', { name: 'Welcome back, Frank' }).waitFor();
+    expect(await page.getByRole('dialog', { name: 'Terms of use' }).count()).toBe(0);
+    await page.close();
+  });
+
+  it('asks a self-registered user without an organization about themselves once (SPEC §6)', async () => {
+    const gina = await account('gina');
+    await server.platform.stores.users.update(gina.id, { createdBy: gina.id });
+    server.platform.services.auth.invalidateCache();
+    const page = await freshPage();
+    await signIn(page, gina);
+    const dialog = page.getByRole('dialog', { name: 'Tell us about yourself' });
+    await dialog.getByRole('textbox', { name: 'Institution' }).fill('Wellcome Sanger Institute');
+    await shoot(page, 'user-info');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    const described = await gina.client.call('user-xxxx/describe', gina.id, { fields: { sessionData: true } });
+    expect(described.sessionData).toMatchObject({ institution: 'Wellcome Sanger Institute', userInfoPrompted: true });
+    await page.close();
+  });
+
   it('signs out from the account menu', async () => {
     const page = await freshPage();
     await signIn(page, alice);

@@ -4,6 +4,7 @@ import { Navigate, Outlet, useLocation, useNavigate } from 'react-router';
 import { useCurrentUser } from '../features/auth/hooks';
 import { useSession } from '../features/auth/session';
 import { handleOf } from '../features/auth/session-store';
+import { AccountDialogs } from '../features/auth/AccountDialogs';
 import { SessionTimeout } from '../features/auth/SessionTimeout';
 import { useStore } from '../lib/store';
 import { ErrorView } from '../ui/ErrorView';
@@ -77,6 +78,7 @@ export function Shell() {
       {showFooter && <Footer />}
       {/* Page-level modals */}
       {session && !maintenance && <SessionTimeout />}
+      {session && !maintenance && <AccountDialogs />}
     </div>
   );
 }
