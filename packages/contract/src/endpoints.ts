@@ -3,6 +3,8 @@ import type { RouteSpec } from './route.js';
 import { authRoutes } from './routes/auth.js';
 import { clientErrorRoutes } from './routes/client-errors.js';
 import { dataObjectSystemRoutes, fileRoutes, recordRoutes } from './routes/data-objects.js';
+import { executableRoutes } from './routes/executables.js';
+import { executionRoutes } from './routes/jobs.js';
 import { orgRoutes } from './routes/orgs.js';
 import { projectRoutes } from './routes/projects.js';
 import { uiConfigRoutes } from './routes/ui-config.js';
@@ -17,6 +19,8 @@ export const endpoints = {
   ...fileRoutes,
   ...recordRoutes,
   ...dataObjectSystemRoutes,
+  ...executableRoutes,
+  ...executionRoutes,
   ...uiConfigRoutes,
   ...clientErrorRoutes,
 } satisfies Record<string, RouteSpec>;

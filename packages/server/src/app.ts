@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -18,8 +20,17 @@ import { ClientErrorsService } from './modules/client-errors/client-errors.servi
 import { AuthService } from './modules/auth/auth.service.js';
 import { commonObjectHandlers, dataObjectSystemHandlers } from './modules/data-objects/data-objects.routes.js';
 import { DataObjectsService } from './modules/data-objects/data-objects.service.js';
+import { AppletsService } from './modules/executables/applets.service.js';
+import { AppsService } from './modules/executables/apps.service.js';
+import { executableHandlers } from './modules/executables/executables.routes.js';
 import { fileHandlers } from './modules/files/files.routes.js';
 import { FilesService } from './modules/files/files.service.js';
+import { InstanceTypes } from './modules/jobs/instance-types.js';
+import { JobEngine } from './modules/jobs/job-engine.js';
+import { JobLogsQuery } from './modules/jobs/job-log-stream.js';
+import { JobLogsService } from './modules/jobs/job-logs.service.js';
+import { jobHandlers } from './modules/jobs/jobs.routes.js';
+import { JobsService } from './modules/jobs/jobs.service.js';
 import { NoncesService } from './modules/nonces/nonces.service.js';
 import { orgHandlers } from './modules/orgs/orgs.routes.js';
 import { OrgsService } from './modules/orgs/orgs.service.js';
@@ -33,6 +44,9 @@ import { uiConfigHandlers } from './modules/ui-config/ui-config.routes.js';
 import { UiConfigService } from './modules/ui-config/ui-config.service.js';
 import { userHandlers } from './modules/users/users.routes.js';
 import { UsersService } from './modules/users/users.service.js';
+import { LocalExecutor } from './scheduler/executors/local.executor.js';
+import { defaultRunnerCommand, defaultWorkerToolsBin } from './scheduler/launch-spec.js';
+import { Scheduler } from './scheduler/scheduler.js';
 import type { BlobStore } from './storage/blob-store.js';
 import { FsBlobStore } from './storage/fs.blob-store.js';
 import { S3BlobStore } from './storage/s3.blob-store.js';
@@ -47,6 +61,12 @@ export interface Services {
   objects: DataObjectsService;
   files: FilesService;
   uiConfig: UiConfigService;
+  instanceTypes: InstanceTypes;
+  applets: AppletsService;
+  apps: AppsService;
+  jobs: JobsService;
+  jobLogs: JobLogsService;
+  engine: JobEngine;
 }
 
 export interface Platform {
@@ -56,6 +76,8 @@ export interface Platform {
   services: Services;
   blobs: BlobStore;
   log: Logger;
+  /** Runs jobs on this server (absent when the engine is disabled in the configuration). */
+  scheduler: Scheduler | undefined;
   close(): Promise<void>;
 }
 
@@ -97,6 +119,19 @@ export async function createPlatform(config: ResolvedConfig, log: Logger = creat
   const files: FilesService = new FilesService(stores, objects, blobs, new UrlSigner(signingSecret(config)), config.publicUrl, log);
   const uiConfig = new UiConfigService({ publicUrl: config.publicUrl, selfSignUp: config.selfSignUp, overrides: config.ui });
   const nonces = new NoncesService(stores);
+  const instanceTypes = new InstanceTypes(config.engine.instanceTypes);
+  const applets = new AppletsService(stores, access, objects, instanceTypes);
+  const apps = new AppsService(stores, folders, instanceTypes);
+  const jobLogs = new JobLogsService(stores);
+  const engine = new JobEngine(stores, auth, applets, apps, projects, jobLogs, log, {
+    maxRestarts: 9,
+    keepWorkDirs: config.engine.keepWorkDirs,
+    delayedWorkspaceTtlMs: config.engine.delayedWorkspaceTtlHours * 3_600_000,
+  });
+  const jobs = new JobsService(stores, access, objects, applets, apps, instanceTypes, engine, {
+    defaultTimeoutMs: config.engine.defaultTimeoutHours * 3_600_000,
+  });
+  const jobLogQuery = new JobLogsQuery(jobs, jobLogs, auth, stores);
 
   const handlers = {
     ...authHandlers(auth, users),
@@ -107,6 +142,9 @@ export async function createPlatform(config: ResolvedConfig, log: Logger = creat
     ...commonObjectHandlers(objects, 'file'),
     ...commonObjectHandlers(objects, 'record'),
     ...recordHandlers(new RecordsService(objects, access)),
+    ...commonObjectHandlers(objects, 'applet'),
+    ...executableHandlers(applets, apps, jobs),
+    ...jobHandlers(jobs, jobLogQuery),
     ...dataObjectSystemHandlers(objects),
     ...uiConfigHandlers(uiConfig),
     ...clientErrorHandlers(new ClientErrorsService(log)),
@@ -122,6 +160,7 @@ export async function createPlatform(config: ResolvedConfig, log: Logger = creat
     validateResponses: config.validateResponses,
   });
   registerBlobRoutes(http, files);
+  jobLogQuery.registerWebsocket(http);
   registerStaticRoutes(http, {
     publicUrl: config.publicUrl,
     webDir: config.webDir,
@@ -143,15 +182,45 @@ export async function createPlatform(config: ResolvedConfig, log: Logger = creat
   const sweeper = setInterval(() => void files.recover(Date.now()), 10 * 60_000);
   sweeper.unref();
 
+  let scheduler: Scheduler | undefined;
+  if (config.engine.enabled) {
+    const executor = new LocalExecutor({ cores: config.engine.local.cores, memoryMB: config.engine.local.memoryMB });
+    scheduler = new Scheduler(
+      stores,
+      engine,
+      jobLogs,
+      auth,
+      access,
+      executor,
+      {
+        serverId: config.engine.serverId ?? `${os.hostname()}:${createHash('sha256').update(config.dataDir).digest('hex').slice(0, 12)}`,
+        tickMs: config.engine.tickMs,
+        serverTimeoutMs: config.engine.serverTimeoutMs,
+        runner: {
+          apiUrl: config.engine.apiUrl ?? config.publicUrl,
+          workerToolsBin: config.engine.workerToolsBin ?? defaultWorkerToolsBin(),
+          workRoot: path.resolve(config.engine.workDir ?? path.join(config.dataDir, 'jobs')),
+          bundledDependsRoot: config.engine.bundledDependsRoot,
+          runnerCommand: defaultRunnerCommand(),
+        },
+      },
+      log,
+    );
+    await scheduler.start();
+  }
+
   return {
     config,
     http,
     stores,
     blobs,
     log,
-    services: { auth, users, orgs, access, projects, folders, objects, files, uiConfig },
+    services: { auth, users, orgs, access, projects, folders, objects, files, uiConfig, instanceTypes, applets, apps, jobs, jobLogs, engine },
+    scheduler,
     async close() {
       clearInterval(sweeper);
+      await scheduler?.close();
+      jobLogQuery.closeAll();
       await http.close();
       // Let background file work (assembly, blob deletion) finish before the database goes away.
       await Promise.race([files.drain(), new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);

@@ -7,7 +7,7 @@ import pg from 'pg';
 import pino from 'pino';
 import { createPlatform, type Platform } from '../src/app.js';
 import { bootstrap } from '../src/bootstrap.js';
-import { loadConfig } from '../src/config.js';
+import { type Config, configSchema, loadConfig } from '../src/config.js';
 import { freePort, startMoto } from './moto.js';
 
 export interface Backend {
@@ -41,6 +41,8 @@ export interface TestPlatformOptions {
   webDir?: string;
   /** Runtime configuration of the web app (`ui` of the server config), merged by system/getUIConfig. */
   ui?: Record<string, unknown>;
+  /** Execution engine settings (executor capacity, scheduler period, ...). */
+  engine?: Partial<Config['engine']>;
 }
 
 export async function startTestPlatform(
@@ -88,6 +90,7 @@ export async function startTestPlatform(
       logLevel: 'silent',
       ...(options.webDir ? { webDir: options.webDir } : {}),
       ...(options.ui ? { ui: options.ui } : {}),
+      ...(options.engine ? { engine: configSchema.shape.engine.parse(options.engine) } : {}),
     },
   );
   const platform = await createPlatform(config, pino({ level: 'silent' }));

@@ -16,7 +16,10 @@ type CommonMethod =
   | 'listProjects';
 
 /** The metadata methods every data object class shares, bound for one class. */
-export function commonObjectHandlers<C extends 'file' | 'record'>(objects: DataObjectsService, cls: C): HandlerTable<`${C}-xxxx/${CommonMethod}` & RoutePath> {
+export function commonObjectHandlers<C extends 'file' | 'record' | 'applet'>(
+  objects: DataObjectsService,
+  cls: C,
+): HandlerTable<`${C}-xxxx/${CommonMethod}` & RoutePath> {
   const table: HandlerTable<`file-xxxx/${CommonMethod}`> = {
     'file-xxxx/describe': (ctx, input, id) => objects.describe(ctx.caller, id, cls, input) as never,
     'file-xxxx/addTags': (ctx, input, id) => objects.changeTags(ctx.caller, id, cls, input, true, ctx.now),

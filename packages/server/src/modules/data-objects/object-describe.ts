@@ -20,9 +20,25 @@ const COMMON_DEFAULTS = [
   'modified',
 ];
 const FILE_DEFAULTS = [...COMMON_DEFAULTS, 'media', 'size', 'archivalState'];
+/** Applets add their dxapp.json (reference §4.3); runSpec.code only comes with `applet-xxxx/get`. */
+const APPLET_DEFAULTS = [
+  ...COMMON_DEFAULTS,
+  'title',
+  'summary',
+  'description',
+  'developerNotes',
+  'dxapi',
+  'inputSpec',
+  'outputSpec',
+  'runSpec',
+  'access',
+  'ignoreReuse',
+  'httpsApp',
+];
+const DEFAULTS_BY_CLASS: Record<string, string[]> = { file: FILE_DEFAULTS, applet: APPLET_DEFAULTS };
 
 export function objectFieldSelector(cls: string, options: DescribeOptions | boolean | undefined): (field: string) => boolean {
-  return fieldSelector(options, cls === 'file' ? FILE_DEFAULTS : COMMON_DEFAULTS);
+  return fieldSelector(options, DEFAULTS_BY_CLASS[cls] ?? COMMON_DEFAULTS);
 }
 
 /** Every `$dnanexus_link` target inside a details document (DNAnexus reports them as `links`). */
@@ -75,9 +91,13 @@ export function describeObject(want: (field: string) => boolean, row: ObjectInCo
   return pickFields(want, fields);
 }
 
-/** Class-specific describe fields kept in the object's content column (applets, workflows: later modules). */
+/** Class-specific describe fields kept in the object's content column (an applet's spec, without its code). */
 function classFields(row: ObjectInContainer): Record<string, () => unknown> {
   const content = parseJson<Record<string, unknown>>(row.content, {});
+  if (row.class === 'applet' && content.runSpec && typeof content.runSpec === 'object') {
+    const { code: _code, ...runSpec } = content.runSpec as Record<string, unknown>;
+    content.runSpec = runSpec;
+  }
   return Object.fromEntries(Object.entries(content).map(([key, value]) => [key, () => value]));
 }
 

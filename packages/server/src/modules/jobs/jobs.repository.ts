@@ -163,7 +163,8 @@ export class JobsRepository {
     if (query.parentJobs) {
       const ids = query.parentJobs.filter((id): id is string => id !== null);
       const withNull = query.parentJobs.includes(null);
-      q = q.where((eb) => eb.or([...(ids.length ? [eb('parentJob', 'in', ids)] : []), ...(withNull ? [eb('parentJob', 'is', null)] : []), eb.val(false)]));
+      if (!ids.length && !withNull) q = q.where('id', '=', '');
+      else q = q.where((eb) => eb.or([...(ids.length ? [eb('parentJob', 'in', ids)] : []), ...(withNull ? [eb('parentJob', 'is', null)] : [])]));
     }
     if (query.rootsOnly) q = q.where('parentJob', 'is', null);
     if (query.nameExact !== undefined) q = q.where('name', '=', query.nameExact);
@@ -203,16 +204,16 @@ export class JobsRepository {
     return q.execute() as Promise<LogRow[]>;
   }
 
-  /** The id of the line `count` lines before the end (for numRecentMessages), or undefined when there are fewer. */
+  /** The id of the line `count` lines before the end (0: the last line), or undefined when there are not that many. */
   async logIdBeforeLast(jobs: readonly { id: string; try: number }[], count: number): Promise<number | undefined> {
-    if (!jobs.length || count <= 0) return undefined;
+    if (!jobs.length) return undefined;
     const row = await this.db
       .selectFrom('jobLogs')
       .select('id')
       .where((eb) => eb.or(jobs.map((job) => eb.and([eb('jobId', '=', job.id), eb('try', '=', job.try)]))))
       .orderBy('id', 'desc')
-      .offset(count)
       .limit(1)
+      .offset(Math.max(0, count))
       .executeTakeFirst();
     return row ? Number(row.id) : undefined;
   }
