@@ -214,6 +214,12 @@ describe.skipIf(!available)('web app in Chromium', { timeout: 60_000 }, () => {
     expect(described.sessionData).toMatchObject({ favorites: { projects: [project.id] } });
     await shoot(page, 'home');
 
+    // Time from navigation to the home page's first content (the issue's benchmark asks for ≤ 1 s; logged, not asserted).
+    await page.goto(`${server.url}/panx/home`);
+    await page.getByRole('heading', { name: 'Recent projects' }).waitFor();
+    const firstContentMs = await page.evaluate(() => performance.now());
+    console.log(`[e2e] navigation to the home page's first content: ${Math.round(firstContentMs)} ms`);
+
     // The issue's budget: the home page's JavaScript is at most 250 KB gzip (the sign-in page's included).
     const gzipBytes = [...scripts].reduce((sum, script) => sum + zlib.gzipSync(fs.readFileSync(path.join(webDir, script.replace('/panx/', '')))).length, 0);
     console.log(`[e2e] home page JavaScript: ${scripts.size} files, ${(gzipBytes / 1024).toFixed(1)} KB gzip`);
