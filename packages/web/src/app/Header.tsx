@@ -8,6 +8,7 @@ import { DropdownDivider, DropdownItem, DropdownLabel, DropdownMenu } from '../u
 import { useNarrow } from '../ui/use-narrow';
 import { appState } from './app-state';
 import classes from './Header.module.css';
+import { useRuntime } from './runtime';
 
 const NAV = [
   { to: '/panx/home', label: 'Home' },
@@ -20,7 +21,9 @@ const NAV = [
 /** The main header (SPEC §2): 45 px plus a 3 px border; below 768 px the navigation folds into a menu. */
 export function Header() {
   const narrow = useNarrow();
-  const onLoginPage = useLocation().pathname === '/panx/login';
+  const { config } = useRuntime();
+  // No sign-in link on the sign-in page itself, nor during maintenance (nobody can sign in then).
+  const hideSignIn = useLocation().pathname === '/panx/login' || config.maintenanceWindow.active;
   const { session } = useSession();
   const user = useCurrentUser();
   const signOut = useSignOut();
@@ -98,7 +101,7 @@ export function Header() {
           </DropdownItem>
         </DropdownMenu>
       )}
-      {!session && !onLoginPage && (
+      {!session && !hideSignIn && (
         <Link to="/panx/login" className={classes.navLink}>
           Sign in
         </Link>

@@ -8,7 +8,6 @@ export function describeError(error: unknown): string {
   if (isApiError(error)) {
     if (error.type === 'PermissionDenied') return `Permission denied: ${error.message}`;
     if (error.type === 'ResourceNotFound') return `Not found: ${error.message}`;
-    if (error.type === 'InvalidAuthentication') return `Your session is no longer valid: ${error.message}`;
     return error.message || `The server answered ${error.status} (${error.type})`;
   }
   if (error instanceof TypeError && /fetch|network/i.test(error.message)) {
