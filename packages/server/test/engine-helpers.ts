@@ -7,7 +7,7 @@ import { sleep } from './data-helpers.js';
  */
 export const API_BASH = String.raw`
 api() {
-  curl -sS -f -X POST "$DX_APISERVER_PROTOCOL://$DX_APISERVER_HOST:$DX_APISERVER_PORT/$1/$2" \
+  curl -sS --fail-with-body -X POST "$DX_APISERVER_PROTOCOL://$DX_APISERVER_HOST:$DX_APISERVER_PORT/$1/$2" \
     -H "Authorization: Bearer $(jq -r .auth_token <<<"$DX_SECURITY_CONTEXT")" -H 'Content-Type: application/json' -d "$3"
 }
 upload() {

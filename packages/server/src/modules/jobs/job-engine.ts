@@ -148,7 +148,7 @@ export class JobEngine {
       for (const referenced of await this.stores.jobs.findByIds([...new Set(refs.map((ref) => ref.job))])) {
         if (referenced.state === 'done') outputs.set(referenced.id, parseJson<Record<string, unknown>>(referenced.output, {}));
         else if (referenced.state === 'failed' || referenced.state === 'terminated') {
-          const field = refs.find((ref) => ref.job === referenced.id)?.field;
+          const field = refs.find((ref) => ref.job === referenced.id)?.key;
           await this.failTree(
             job,
             'DependencyFailed',
@@ -160,15 +160,17 @@ export class JobEngine {
       }
       for (const ref of refs) if (!outputs.has(ref.job) && !pending.includes(ref.job)) pending.push(ref.job);
     }
+    // Once nothing is pending, references are replaced and links take their plain form (objects are
+    // described in the workspace, where they are copied).
     let resolved: Record<string, unknown> = input;
-    if (refs.length && !pending.length) {
+    if (!pending.length) {
       try {
         resolved = substitute(input, outputs);
       } catch (error) {
         await this.failTree(job, 'InvalidInput', `A job-based reference in the input cannot be resolved: ${(error as Error).message}`, now);
         return;
       }
-      if (job.function === 'main' && job.parentJob === null) {
+      if (refs.length && job.function === 'main' && job.parentJob === null) {
         try {
           checkAgainstSpec((await this.executableSpec(job)).inputSpec, resolved, { what: 'input', applyDefaults: false });
         } catch (error) {
@@ -183,7 +185,7 @@ export class JobEngine {
       for (const ref of objectRefsIn(resolved)) {
         const object = await this.stores.objects.findObject(ref.id);
         if (!object) {
-          await this.failTree(job, 'InvalidInput', `input "${ref.field}": ${ref.id} no longer exists`, now);
+          await this.failTree(job, 'InvalidInput', `input "${ref.key}": ${ref.id} no longer exists`, now);
           return;
         }
         if (object.state !== 'closed') pending.push(ref.id);
@@ -254,7 +256,7 @@ export class JobEngine {
     for (const ref of objectRefsIn(input)) {
       if (inWorkspace.has(ref.id)) continue;
       const source = spec.inputSources[ref.id] ?? (await this.findHolder(ref.id, [job.project]));
-      if (!source) throw new Error(`${ref.id} (input "${ref.field}") is not in any container`);
+      if (!source) throw new Error(`${ref.id} (input "${ref.key}") is not in any container`);
       add(source, ref.id);
     }
     if (job.parentJob === null) {
@@ -389,7 +391,7 @@ export class JobEngine {
     for (const ref of objectRefsIn(output)) {
       const object = await this.stores.objects.findObject(ref.id);
       if (!object) {
-        await this.failTree(job, 'InvalidOutput', `output "${ref.field}": ${ref.id} does not exist`, now);
+        await this.failTree(job, 'InvalidOutput', `output "${ref.key}": ${ref.id} does not exist`, now);
         return;
       }
       if (object.state !== 'closed') return; // a file still closing: wait

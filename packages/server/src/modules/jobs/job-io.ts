@@ -47,22 +47,22 @@ function elements(value: unknown): unknown[] {
   return Array.isArray(value) ? value : [value];
 }
 
-/** Every object link among the fields' values, with the field it is in. */
-export function objectRefsIn(io: Record<string, unknown>): (ObjectRef & { field: string })[] {
-  return Object.entries(io).flatMap(([field, value]) =>
+/** Every object link among the fields' values, with the field (`key`) it is in. */
+export function objectRefsIn(io: Record<string, unknown>): (ObjectRef & { key: string })[] {
+  return Object.entries(io).flatMap(([key, value]) =>
     elements(value).flatMap((element) => {
       const ref = objectRefOf(element);
-      return ref ? [{ ...ref, field }] : [];
+      return ref ? [{ ...ref, key }] : [];
     }),
   );
 }
 
-/** Every job reference among the fields' values, with the field it is in. */
-export function jborsIn(io: Record<string, unknown>): (Jbor & { field: string })[] {
-  return Object.entries(io).flatMap(([field, value]) =>
+/** Every job reference among the fields' values, with the field (`key`) it is in. */
+export function jborsIn(io: Record<string, unknown>): (Jbor & { key: string })[] {
+  return Object.entries(io).flatMap(([key, value]) =>
     elements(value).flatMap((element) => {
       const ref = jborOf(element);
-      return ref ? [{ ...ref, field }] : [];
+      return ref ? [{ ...ref, key }] : [];
     }),
   );
 }

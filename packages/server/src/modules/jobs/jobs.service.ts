@@ -255,14 +255,14 @@ export class JobsService {
         found = await this.objects.resolve(caller, ref.id, ref.project, cls);
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;
-        throw invalidInput(`input field "${ref.field}": ${ref.id} cannot be read: ${error.message}`, { field: ref.field });
+        throw invalidInput(`input field "${ref.key}": ${ref.id} cannot be read: ${error.message}`, { field: ref.key });
       }
       sources[ref.id] = found.row.projectId;
-      const item = spec?.inputSpec?.find((candidate) => candidate.name === ref.field);
+      const item = spec?.inputSpec?.find((candidate) => candidate.name === ref.key);
       const patterns = item ? namePatterns(item) : [];
       if (cls === 'file' && patterns.length && !patterns.some((pattern) => globMatches(found.row.name, pattern))) {
-        throw invalidInput(`input field "${ref.field}": the file name "${found.row.name}" matches none of its patterns (${patterns.join(', ')})`, {
-          field: ref.field,
+        throw invalidInput(`input field "${ref.key}": the file name "${found.row.name}" matches none of its patterns (${patterns.join(', ')})`, {
+          field: ref.key,
         });
       }
     }
@@ -273,23 +273,23 @@ export class JobsService {
   private async checkReferences(caller: Caller, values: Record<string, unknown>, ancestors: Set<string> | undefined): Promise<void> {
     for (const ref of jborsIn(values)) {
       if (ancestors?.has(ref.job)) {
-        throw invalidInput(`input field "${ref.field}" refers to ${ref.job}, an ancestor of the new job: that would be a dependency cycle`, {
-          field: ref.field,
+        throw invalidInput(`input field "${ref.key}" refers to ${ref.job}, an ancestor of the new job: that would be a dependency cycle`, {
+          field: ref.key,
         });
       }
       let job: JobRow;
       try {
         job = await this.visibleJob(caller, ref.job);
       } catch {
-        throw invalidInput(`input field "${ref.field}" refers to ${ref.job}, which could not be found`, { field: ref.field });
+        throw invalidInput(`input field "${ref.key}" refers to ${ref.job}, which could not be found`, { field: ref.key });
       }
       if (job.state === 'failed' || job.state === 'terminated')
-        throw invalidInput(`input field "${ref.field}" refers to ${ref.job}, which ${job.state}`, { field: ref.field });
+        throw invalidInput(`input field "${ref.key}" refers to ${ref.job}, which ${job.state}`, { field: ref.key });
       if (job.state === 'done') {
         try {
           valueOfJbor(ref, parseJson<Record<string, unknown>>(job.output, {}));
         } catch (error) {
-          throw invalidInput(`input field "${ref.field}": ${(error as Error).message}`, { field: ref.field });
+          throw invalidInput(`input field "${ref.key}": ${(error as Error).message}`, { field: ref.key });
         }
       }
     }
