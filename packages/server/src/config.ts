@@ -23,11 +23,38 @@ const instanceTypeSchema = z.object({
 });
 export type InstanceTypeConfig = z.infer<typeof instanceTypeSchema>;
 
+/** The Slurm executor (`executor: 'slurm'`; docs/OPERATIONS.md, "Slurm"). Jobs' work directories (`workDir`) must be on storage the nodes share. */
+const slurmSchema = z.object({
+  /** `sbatch --partition`; the cluster's default partition when unset. */
+  partition: z.string().min(1).optional(),
+  /** `sbatch --account`. */
+  account: z.string().min(1).optional(),
+  /** `sbatch --qos`. */
+  qos: z.string().min(1).optional(),
+  /** More `sbatch` arguments, one word each (e.g. `["--time=7-0", "--constraint=ssd"]`); never passed through a shell. */
+  extraArgs: z.array(z.string().min(1)).default([]),
+  /** Where sbatch, squeue, scontrol, scancel and sinfo are (default: PATH). */
+  binDir: z.string().optional(),
+  /** The most one job gets (default: the partition's largest node, from sinfo). */
+  maxCores: z.number().int().positive().optional(),
+  maxMemoryMB: z.number().int().positive().optional(),
+  /** How much this server keeps submitted at once (default: the whole partition, from sinfo); the rest waits in Panx's queue. */
+  totalCores: z.number().int().positive().optional(),
+  totalMemoryMB: z.number().int().positive().optional(),
+  /** How often output and exit-status files are read. */
+  pollMs: z.number().int().positive().default(500),
+  /** How often one `squeue` asks about every watched job. */
+  statePollMs: z.number().int().positive().default(1000),
+  /** After `scancel`, how long before `scancel --signal=KILL`. */
+  killGraceMs: z.number().int().nonnegative().default(10_000),
+});
+export type SlurmConfig = z.infer<typeof slurmSchema>;
+
 /** The execution engine: executor, instance type catalogue, scheduler timing (docs/OPERATIONS.md). */
 const engineSchema = z.object({
   /** Run jobs on this server (the API still accepts runs when off; another server runs them). */
   enabled: z.boolean().default(true),
-  executor: z.enum(['local']).default('local'),
+  executor: z.enum(['local', 'slurm']).default('local'),
   /** Instance types per region (`aws:us-east-1` → name → type); the built-in catalogue when unset. */
   instanceTypes: z.record(z.string(), z.record(z.string(), instanceTypeSchema)).optional(),
   local: z
@@ -37,6 +64,7 @@ const engineSchema = z.object({
       memoryMB: z.number().int().positive().optional(),
     })
     .default({}),
+  slurm: slurmSchema.default(slurmSchema.parse({})),
   /** Where jobs' working directories go (default <dataDir>/jobs). */
   workDir: z.string().optional(),
   /** Keep a finished job's working directory (for debugging); removed otherwise. */
@@ -134,10 +162,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     cores: env.PANX_LOCAL_CORES ? Number(env.PANX_LOCAL_CORES) : undefined,
     memoryMB: env.PANX_LOCAL_MEMORY_MB ? Number(env.PANX_LOCAL_MEMORY_MB) : undefined,
   });
+  const slurmEnv = dropUndefined({
+    partition: env.PANX_SLURM_PARTITION,
+    account: env.PANX_SLURM_ACCOUNT,
+    qos: env.PANX_SLURM_QOS,
+    extraArgs: env.PANX_SLURM_EXTRA_ARGS?.trim() ? env.PANX_SLURM_EXTRA_ARGS.trim().split(/\s+/) : undefined,
+    binDir: env.PANX_SLURM_BIN_DIR,
+  });
   const fileEngine = (fileConfig.engine as Record<string, unknown> | undefined) ?? {};
   const engine =
-    Object.keys(engineEnv).length || Object.keys(localEnv).length || fileConfig.engine
-      ? { ...fileEngine, ...engineEnv, local: { ...((fileEngine.local as object | undefined) ?? {}), ...localEnv } }
+    Object.keys(engineEnv).length || Object.keys(localEnv).length || Object.keys(slurmEnv).length || fileConfig.engine
+      ? {
+          ...fileEngine,
+          ...engineEnv,
+          local: { ...((fileEngine.local as object | undefined) ?? {}), ...localEnv },
+          slurm: { ...((fileEngine.slurm as object | undefined) ?? {}), ...slurmEnv },
+        }
       : undefined;
   const admin = {
     ...((fileConfig.admin as object | undefined) ?? {}),
