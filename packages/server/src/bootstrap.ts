@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Platform } from './app.js';
+import { bundledAppsEnabled, loadAppCatalogue } from './demo/app-catalogue.js';
+import { loadDemoData } from './demo/demo-data.js';
 import { newSecret } from './lib/ids.js';
 
 export interface AdminCredentials {
@@ -52,7 +54,14 @@ export async function bootstrap(platform: Platform): Promise<AdminCredentials> {
         { cls: 'record', state: 'closed' },
         now,
       );
+      // The synthetic genome (reference, read pairs, planted SNPs) that the germline workflow runs on.
+      await loadDemoData(services, caller, id, {}, now);
     }
+  }
+  // The genomics apps of apps/ (fastp, bwa_mem, ...): added to the app catalogue when missing.
+  if (bundledAppsEnabled(config.createDemoProject)) {
+    const caller = { userId: adminId, tokenId: 'bootstrap', tokenKind: 'api' as const, isAdmin: true, scope: null };
+    await loadAppCatalogue(services, caller, { log: platform.log, now });
   }
   return { username, password: config.admin.password ? '(as configured in PANX_ADMIN_PASSWORD)' : password, token };
 }
