@@ -11,7 +11,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { downloadBytes, uploadFile, waitUntil } from './data-helpers.js';
 import { API_BASH, describeJob, logOf, newApplet, waitForJob } from './engine-helpers.js';
-import { expectApiError, startTestPlatform, type TestPlatform } from './harness.js';
+import { BACKENDS, expectApiError, startTestPlatform, type TestPlatform } from './harness.js';
+
+/** Jobs are slow to run twice on two cores: SQLite by default, every backend with PANX_ENGINE_ALL_BACKENDS=1. */
+const ENGINE_BACKENDS = process.env.PANX_ENGINE_ALL_BACKENDS === '1' ? BACKENDS : BACKENDS.slice(0, 1);
 
 function alive(pid: number): boolean {
   try {
@@ -22,14 +25,14 @@ function alive(pid: number): boolean {
   }
 }
 
-describe('the execution engine, end to end over HTTP', () => {
+describe.each(ENGINE_BACKENDS)('the execution engine, end to end over HTTP on $name', (backend) => {
   let t: TestPlatform;
   let user: { id: string; client: PanxClient; token: string };
   let project: string;
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'panx-engine-'));
 
   beforeAll(async () => {
-    t = await startTestPlatform(undefined, { engine: { local: { cores: 16, memoryMB: 64_000 }, tickMs: 200 } });
+    t = await startTestPlatform(backend, { engine: { local: { cores: 16, memoryMB: 64_000 }, tickMs: 200 } });
     user = await t.newUser();
     ({ id: project } = await user.client.call('project/new', { name: 'engine' }));
   }, 60_000);

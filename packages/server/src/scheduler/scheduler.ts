@@ -185,7 +185,7 @@ export class Scheduler implements ProcessControl {
       await this.logs.system(
         job.id,
         job.try,
-        `Running ${job.function} of ${job.executableName} on the ${this.executor.kind} executor as ${job.instanceType} (${job.cores} cores, ${job.memoryMB} MiB)${job.try ? `, try ${job.try}` : ''}`,
+        `Running ${job.function} of ${job.executableName} on the ${this.executor.kind} executor (server ${this.settings.serverId}) as ${job.instanceType} (${job.cores} cores, ${job.memoryMB} MiB)${job.try ? `, try ${job.try}` : ''}`,
         'INFO',
         now,
       );

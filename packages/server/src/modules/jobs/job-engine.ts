@@ -287,9 +287,21 @@ export class JobEngine {
   /**
    * Copies closed objects between containers as the platform (the launcher's access was checked
    * when the job was submitted), keeping their metadata; objects already there are left alone.
+   * Several servers may copy the same objects at once: a copy that lost that race is tried again.
    */
   async copyObjects(from: string, ids: readonly string[], to: string, folder: string): Promise<void> {
     if (!ids.length || from === to) return;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.copyOnce(from, ids, to, folder);
+        return;
+      } catch (error) {
+        if (attempt >= 3 || !isDuplicateKey(error)) throw error;
+      }
+    }
+  }
+
+  private async copyOnce(from: string, ids: readonly string[], to: string, folder: string): Promise<void> {
     const [source, target] = await Promise.all([this.stores.projects.findById(from), this.stores.projects.findById(to)]);
     if (!source || !target) throw new Error(`cannot copy from ${from} to ${to}: a container is missing`);
     assertCopyAllowed(source, target);
@@ -298,9 +310,9 @@ export class JobEngine {
     if (missing.length) throw new Error(`${missing.join(', ')} could not be found in ${from}`);
     const notClosed = rows.filter((row) => row.state !== 'closed');
     if (notClosed.length) throw new Error(`${notClosed.map((row) => row.objectId).join(', ')} is not closed`);
-    const present = new Set((await this.stores.objects.findManyInContainer(to, ids)).map((row) => row.objectId));
     const now = Date.now();
     await this.stores.transaction(async (tx) => {
+      const present = new Set((await tx.objects.findManyInContainer(to, ids)).map((row) => row.objectId));
       await tx.projects.insertFolders(to, pathWithAncestors(folder));
       await tx.objects.insertCopies(
         rows
@@ -615,6 +627,12 @@ export class JobEngine {
     const rows = await this.stores.jobs.listSpending(projectId, monthStart(now));
     return rows.reduce((total, row) => total + ownPrice(row, now), 0);
   }
+}
+
+/** A unique-key violation (PostgreSQL 23505, SQLite SQLITE_CONSTRAINT_*): another server wrote the same row first. */
+function isDuplicateKey(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return code === '23505' || (typeof code === 'string' && code.startsWith('SQLITE_CONSTRAINT'));
 }
 
 function priceOfEarlierTries(tries: readonly JobTry[]): number {
