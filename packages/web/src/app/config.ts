@@ -1,5 +1,5 @@
-import type { RuntimeConfig } from '@panx/contract';
-import { FEATURE_FLAGS, type FeatureFlag, HEARTBEAT_INTERVAL_MS, SESSION_GRACE_PERIOD_MS, SESSION_TIMEOUT_MS, type SecurityLevel } from '../lib/constants';
+import { defaultRuntimeConfig, type RuntimeConfig } from '@panx/contract';
+import { FEATURE_FLAGS, type FeatureFlag, SESSION_TIMEOUT_MS, type SecurityLevel } from '../lib/constants';
 
 /** GET /deployManifest.json (SPEC §7): names the configuration file; the rest is informational. */
 export interface DeployManifest {
@@ -15,26 +15,8 @@ export type AppConfig = RuntimeConfig & { flags: Record<FeatureFlag, boolean> & 
 const FLAG_DEFAULTS = Object.fromEntries(FEATURE_FLAGS.map((flag) => [flag, false])) as Record<FeatureFlag, boolean>;
 
 export function defaultConfig(origin: string): AppConfig {
-  const url = new URL(origin);
-  const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
-  return {
-    apiServer: { proto: url.protocol.replace(':', ''), host: url.hostname, port, hostName: url.host },
-    sessionTimeout: {
-      gracePeriod: SESSION_GRACE_PERIOD_MS,
-      highSecurity: SESSION_TIMEOUT_MS.high,
-      normalSecurity: SESSION_TIMEOUT_MS.normal,
-      lowSecurity: SESSION_TIMEOUT_MS.low,
-    },
-    heartbeat: HEARTBEAT_INTERVAL_MS,
-    polling: { interval: 0 },
-    featuredProjects: [],
-    communityPortalOrgIds: [],
-    partnerOrgs: [],
-    toolCategories: [],
-    maintenanceWindow: { active: false },
-    flags: { ...FLAG_DEFAULTS },
-    selfSignUp: false,
-  };
+  const defaults = defaultRuntimeConfig(origin);
+  return { ...defaults, flags: { ...defaults.flags, ...FLAG_DEFAULTS } };
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -1,4 +1,4 @@
-import { FEATURE_FLAGS, HEARTBEAT_INTERVAL_MS, type RuntimeConfig, SESSION_GRACE_PERIOD_MS, SESSION_TIMEOUT_MS } from '@panx/contract';
+import { defaultRuntimeConfig, type RuntimeConfig } from '@panx/contract';
 
 /** The web app's runtime configuration: defaults, the server's own settings, then the operator's `ui` overrides. */
 export class UiConfigService {
@@ -9,26 +9,7 @@ export class UiConfigService {
   }
 
   runtimeConfig(): RuntimeConfig {
-    const url = new URL(this.settings.publicUrl);
-    const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
-    const defaults: RuntimeConfig = {
-      apiServer: { proto: url.protocol.replace(':', ''), host: url.hostname, port, hostName: url.host },
-      sessionTimeout: {
-        gracePeriod: SESSION_GRACE_PERIOD_MS,
-        highSecurity: SESSION_TIMEOUT_MS.high,
-        normalSecurity: SESSION_TIMEOUT_MS.normal,
-        lowSecurity: SESSION_TIMEOUT_MS.low,
-      },
-      heartbeat: HEARTBEAT_INTERVAL_MS,
-      polling: { interval: 0 },
-      featuredProjects: [],
-      communityPortalOrgIds: [],
-      partnerOrgs: [],
-      toolCategories: [],
-      maintenanceWindow: { active: false },
-      flags: Object.fromEntries(FEATURE_FLAGS.map((flag) => [flag, false])),
-      selfSignUp: this.settings.selfSignUp,
-    };
+    const defaults: RuntimeConfig = { ...defaultRuntimeConfig(this.settings.publicUrl), selfSignUp: this.settings.selfSignUp };
     const overrides = this.settings.overrides;
     return {
       ...defaults,
