@@ -4,6 +4,7 @@ import { registerApiCommand } from './commands/api.js';
 import { registerAuthCommands } from './commands/auth.js';
 import { registerDataCommands } from './commands/data.js';
 import { registerFindCommands } from './commands/find.js';
+import { registerJobCommands } from './commands/jobs.js';
 import { registerMetadataCommands } from './commands/metadata.js';
 import { registerProjectCommands } from './commands/projects.js';
 import { registerTransferCommands } from './commands/transfer.js';
@@ -29,6 +30,7 @@ Settings: ~/.panx/config.json (PANX_CONFIG_DIR moves it); PANX_SERVER, PANX_TOKE
   registerMetadataCommands(program);
   registerFindCommands(program);
   registerTransferCommands(program);
+  registerJobCommands(program);
   registerAdminCommands(program);
   registerApiCommand(program);
   return program;
