@@ -29,7 +29,15 @@ fi
 
 # 2. Configuration for this machine. RealMemory must not exceed what slurmd detects (or the node
 # drains): 90% of it, rounded down to 512 MB, so that it stays the same from one run to the next.
+# SLURM_NODE_CPUS=16 pretends the node has more cores than it has (slurmd's config_overrides), so that
+# suites whose jobs ask for more cores than the machine has in all (instance types of 2 cores, several
+# jobs at once) run them side by side, as the local executor's tests do with a capacity of 16 cores.
 cpus=$(nproc)
+overrides=""
+if [ -n "${SLURM_NODE_CPUS:-}" ] && [ "$SLURM_NODE_CPUS" -gt "$cpus" ]; then
+  cpus=$SLURM_NODE_CPUS
+  overrides="SlurmdParameters=config_overrides"
+fi
 detected=$(slurmd -C 2>/dev/null | sed -n 's/.*RealMemory=\([0-9]*\).*/\1/p' | head -n1)
 if [ -z "$detected" ]; then detected=$(($(awk '/^MemTotal:/ {print $2}' /proc/meminfo) / 1024)); fi
 memory=$((detected * 9 / 10 / 512 * 512))
@@ -59,6 +67,7 @@ ReturnToService=2
 MinJobAge=86400
 KillWait=10
 MailProg=/bin/true
+$overrides
 StateSaveLocation=/var/spool/slurmctld
 SlurmdSpoolDir=/var/spool/slurmd
 SlurmctldPidFile=/run/slurmctld.pid
