@@ -259,6 +259,23 @@ gather() {
     });
   });
 
+  it('fails a try that runs past its timeout policy (and restarts it when the policy says so)', async () => {
+    const applet = await newApplet(user.client, project, {
+      name: 'slow',
+      runSpec: { timeoutPolicy: { '*': { minutes: 0.01 } } },
+      code: 'main() { echo slow; sleep 30; }',
+    });
+    const job = await waitForJob(user.client, await run(applet, { input: {}, ignoreReuse: true }), undefined, 30_000);
+    expect(job).toMatchObject({ state: 'failed', failureReason: 'JobTimeoutExceeded', timeout: 600 });
+    const retried = await waitForJob(
+      user.client,
+      await run(applet, { input: {}, ignoreReuse: true, executionPolicy: { restartOn: { JobTimeoutExceeded: 1 } } }),
+      undefined,
+      30_000,
+    );
+    expect(retried).toMatchObject({ state: 'failed', failureReason: 'JobTimeoutExceeded', try: 1 });
+  });
+
   it('terminates a running tree: every job ends terminated and its processes die', async () => {
     const pids = path.join(scratch, 'pids');
     fs.mkdirSync(pids);

@@ -192,6 +192,8 @@ export class Scheduler implements ProcessControl {
       handle = await this.executor.launch(launchSpec, this.sink(job.id, job.try, launchSpec.workDir, launched));
     } catch (error) {
       resolveLaunched();
+      // Nothing runs: stopping the job must not wait for this launch.
+      this.launching.delete(job.id);
       this.log.error({ err: error, job: job.id }, 'launching a job failed');
       const current = await this.stores.jobs.findById(job.id);
       if (current) await this.engine.failJob(current, 'ExecutionError', `The job could not be started: ${(error as Error).message}`, Date.now());

@@ -462,7 +462,6 @@ export class JobEngine {
     const sameReason = tries.filter((earlier) => earlier.failureReason === reason).length;
     if (!entryRestartable || sameReason >= allowed || job.try >= maxRestarts) return false;
 
-    await this.processes.stop(job);
     const snapshot: JobTry = {
       try: job.try,
       state: 'failed',
@@ -475,8 +474,10 @@ export class JobEngine {
       instanceType: job.instanceType,
       price: ownPrice(job, now) - priceOfEarlierTries(tries),
     };
+    // The state changes before the process is stopped, so that its exit is not taken for a failure of its own.
     const restarting = await this.move(job, 'restart', { failureReason: reason, failureMessage: message, tries: toJson([...tries, snapshot]) }, now);
     if (!restarting) return true;
+    await this.processes.stop(job);
     await this.logs.system(
       job.id,
       job.try,

@@ -3,8 +3,11 @@
  * CI). Without `sbatch` on PATH the suite fails, saying so, unless PANX_SKIP_SLURM=1.
  */
 import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { describeExecutorContract } from './executor.contract.js';
+import { describeExecutorContract, RecordingSink } from './executor.contract.js';
 import { parseSinfoNodes, SlurmExecutor, statusFromSlurm } from './slurm.executor.js';
 
 function slurmProblem(): string | null {
@@ -52,6 +55,38 @@ if (problem && process.env.PANX_SKIP_SLURM === '1') {
     });
   });
 } else {
+  describe('Slurm executor on the cluster', () => {
+    it('calls a job Slurm has forgotten lost, unless its exit-status file tells how it ended', async () => {
+      const executor = await SlurmExecutor.create({ pollMs: 50, statePollMs: 200 });
+      const root = fs.mkdtempSync(path.join(os.tmpdir(), 'panx-slurm-'));
+      try {
+        const spec = (name: string) => ({
+          jobId: `job-${name}`,
+          try: 0,
+          resources: { cores: 1, memoryMB: 64 },
+          command: ['/bin/true'],
+          env: {},
+          workDir: path.join(root, name),
+        });
+        const lost = new RecordingSink();
+        const forgotten = JSON.stringify({ slurmJobId: '999999999', dir: path.join(root, 'a', '.executor') });
+        expect(await executor.attach(forgotten, spec('a'), lost, {})).toBe('exited');
+        expect(await lost.exited).toEqual({ exitCode: null, signal: null, lost: true });
+
+        fs.mkdirSync(path.join(root, 'b', '.executor'), { recursive: true });
+        fs.writeFileSync(path.join(root, 'b', '.executor', 'exit_status'), '7');
+        fs.writeFileSync(path.join(root, 'b', '.executor', 'stdout.log'), 'seen\nlast');
+        const ended = new RecordingSink();
+        const handle = JSON.stringify({ slurmJobId: '999999998', dir: path.join(root, 'b', '.executor') });
+        expect(await executor.attach(handle, spec('b'), ended, { stdout: 5 })).toBe('exited');
+        expect(await ended.exited).toEqual({ exitCode: 7, signal: null });
+        expect(ended.texts()).toEqual(['last']);
+      } finally {
+        fs.rmSync(root, { recursive: true, force: true });
+      }
+    });
+  });
+
   describeExecutorContract('slurm', (capacity) =>
     SlurmExecutor.create({
       maxCores: capacity.cores,

@@ -302,6 +302,7 @@ export class SlurmExecutor implements Executor {
   private ticking = false;
   private lastStatePoll = 0;
   private stateSoon = false;
+  private snapshot: { at: number; states: Promise<Map<string, string> | null> } | undefined;
 
   private constructor(
     private readonly options: SlurmExecutorOptions,
@@ -437,7 +438,7 @@ export class SlurmExecutor implements Executor {
     const handle = parseHandle(handleText) ?? { slurmJobId: '', dir: path.join(spec.workDir, '.executor') };
     let running = false;
     if (SLURM_ID.test(handle.slurmJobId) && !fs.existsSync(path.join(handle.dir, 'exit_status'))) {
-      const states = await this.states([handle.slurmJobId]);
+      const states = await this.myJobStates();
       const state = states?.get(handle.slurmJobId);
       // When squeue fails, say running: the watch finds out.
       running = states === null || (state !== undefined && !FINAL_STATES.has(state));
@@ -480,22 +481,30 @@ export class SlurmExecutor implements Executor {
 
   /** The state of each listed job that Slurm knows (squeue's long state names), or null when squeue failed. */
   async states(ids: string[]): Promise<Map<string, string> | null> {
-    const states = new Map<string, string>();
     const valid = ids.filter((id) => SLURM_ID.test(id));
-    if (!valid.length) return states;
+    if (!valid.length) return new Map();
     let output: string;
     try {
       output = await this.run('squeue', ['-h', '-t', 'all', '-j', valid.join(','), '-o', '%i|%T']);
     } catch (error) {
       // Asked about one job Slurm forgot, squeue fails instead of listing nothing.
-      if (/invalid job id/i.test(errorText(error))) return states;
+      if (/invalid job id/i.test(errorText(error))) return new Map();
       return null;
     }
-    for (const line of output.split('\n')) {
-      const [id, state] = line.trim().split('|');
-      if (id && state) states.set(id, state.replace(/\+$/, ''));
+    return parseStates(output);
+  }
+
+  /**
+   * The states of all of this user's jobs, asked at most once per statePollMs: a restarted server
+   * attaches its jobs one after the other, and this keeps that to one squeue call per period.
+   */
+  private myJobStates(): Promise<Map<string, string> | null> {
+    const now = Date.now();
+    if (!this.snapshot || now - this.snapshot.at >= this.statePollMs) {
+      const states = this.run('squeue', ['-h', '-t', 'all', '--me', '-o', '%i|%T']).then(parseStates, () => null);
+      this.snapshot = { at: now, states };
     }
-    return states;
+    return this.snapshot.states;
   }
 
   /** Exit status of a finished job from `scontrol show job` (JobState and ExitCode; kept MinJobAge seconds). */
@@ -542,11 +551,23 @@ export class SlurmExecutor implements Executor {
         states = await this.states(watches.map((watch) => watch.handle.slurmJobId));
       }
       await Promise.all(watches.map((watch) => watch.step(states)));
+    } catch {
+      // a step never throws; nothing to do but try again
     } finally {
       this.ticking = false;
       this.schedule(this.stateSoon ? Math.min(50, this.pollMs) : this.pollMs);
     }
   }
+}
+
+/** squeue `-o '%i|%T'` lines → job id → state. */
+function parseStates(output: string): Map<string, string> {
+  const states = new Map<string, string>();
+  for (const line of output.split('\n')) {
+    const [id, state] = line.trim().split('|');
+    if (id && state) states.set(id, state.replace(/\+$/, ''));
+  }
+  return states;
 }
 
 function parseHandle(text: string): SlurmHandle | null {
