@@ -179,7 +179,12 @@ async function runCode(api: Api, job: JobDescription, executable: ExecutableDesc
     const code = path.join(panx, 'code.py');
     fs.writeFileSync(code, executable.runSpec.code);
     const hasDxpy = spawnSync('python3', ['-c', 'import dxpy'], { env: env as NodeJS.ProcessEnv }).status === 0;
-    if (!hasDxpy) env.PYTHONPATH = [pythonShimDir(), env.PYTHONPATH].filter(Boolean).join(':');
+    if (!hasDxpy) {
+      // A copy in the job's directory, so that Python's caches never land in the installation.
+      const shim = path.join(panx, 'python');
+      fs.cpSync(pythonShimDir(), shim, { recursive: true });
+      env.PYTHONPATH = [shim, env.PYTHONPATH].filter(Boolean).join(':');
+    }
     env.PYTHONUNBUFFERED = '1';
     return spawnAndWait('python3', [code], env, home);
   }
