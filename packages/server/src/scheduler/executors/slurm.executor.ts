@@ -35,6 +35,8 @@ const FINAL_STATES = new Set([
   'SPECIAL_EXIT',
   'TIMEOUT',
 ]);
+/** The shortest time between two squeue calls when a job looks finished (its exit-status file appeared). */
+const SOON_GAP_MS = 200;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const SLURM_ID = /^[0-9]+$/;
 
@@ -522,7 +524,13 @@ export class SlurmExecutor implements Executor {
   /** Asks squeue at the next poll rather than after statePollMs (an exit-status file appeared, or a job was cancelled). */
   pollStateSoon(): void {
     this.stateSoon = true;
-    this.schedule(Math.min(50, this.pollMs));
+    this.schedule(this.soonDelay());
+  }
+
+  /** Until the next squeue call that `pollStateSoon` may make: at most one per SOON_GAP_MS. */
+  private soonDelay(): number {
+    const gap = Math.min(SOON_GAP_MS, this.statePollMs);
+    return Math.min(this.pollMs, Math.max(10, this.lastStatePoll + gap - Date.now()));
   }
 
   private schedule(delay: number): void {
@@ -545,7 +553,8 @@ export class SlurmExecutor implements Executor {
       const watches = [...this.watches.values()];
       let states: Map<string, string> | null = null;
       const now = Date.now();
-      if (watches.length && (this.stateSoon || now - this.lastStatePoll >= this.statePollMs)) {
+      const since = now - this.lastStatePoll;
+      if (watches.length && ((this.stateSoon && since >= Math.min(SOON_GAP_MS, this.statePollMs)) || since >= this.statePollMs)) {
         this.stateSoon = false;
         this.lastStatePoll = now;
         states = await this.states(watches.map((watch) => watch.handle.slurmJobId));
@@ -555,7 +564,7 @@ export class SlurmExecutor implements Executor {
       // a step never throws; nothing to do but try again
     } finally {
       this.ticking = false;
-      this.schedule(this.stateSoon ? Math.min(50, this.pollMs) : this.pollMs);
+      this.schedule(this.stateSoon ? this.soonDelay() : this.pollMs);
     }
   }
 }
