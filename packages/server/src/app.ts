@@ -44,7 +44,9 @@ import { uiConfigHandlers } from './modules/ui-config/ui-config.routes.js';
 import { UiConfigService } from './modules/ui-config/ui-config.service.js';
 import { userHandlers } from './modules/users/users.routes.js';
 import { UsersService } from './modules/users/users.service.js';
+import type { Executor } from './scheduler/executors/executor.js';
 import { LocalExecutor } from './scheduler/executors/local.executor.js';
+import { createSlurmExecutor } from './scheduler/executors/slurm.executor.js';
 import { defaultRunnerCommand, defaultWorkerToolsBin } from './scheduler/launch-spec.js';
 import { Scheduler } from './scheduler/scheduler.js';
 import type { BlobStore } from './storage/blob-store.js';
@@ -184,7 +186,10 @@ export async function createPlatform(config: ResolvedConfig, log: Logger = creat
 
   let scheduler: Scheduler | undefined;
   if (config.engine.enabled) {
-    const executor = new LocalExecutor({ cores: config.engine.local.cores, memoryMB: config.engine.local.memoryMB });
+    const executor: Executor =
+      config.engine.executor === 'slurm'
+        ? await createSlurmExecutor(config.engine.slurm)
+        : new LocalExecutor({ cores: config.engine.local.cores, memoryMB: config.engine.local.memoryMB });
     scheduler = new Scheduler(
       stores,
       engine,
