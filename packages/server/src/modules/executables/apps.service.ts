@@ -313,7 +313,7 @@ export class AppsService {
 
   /** categories, authorizedUsers or developers: lists every version of the app shares. */
   async changeList(caller: Caller, ref: string, list: 'categories' | 'authorizedUsers' | 'developers', values: string[], add: boolean) {
-    const { row, names } = list === 'categories' ? await this.requireDeveloper(caller, ref) : await this.requireDeveloper(caller, ref);
+    const { row, names } = await this.requireDeveloper(caller, ref);
     if (list !== 'categories') {
       for (const entity of values) {
         const ok = entity === 'PUBLIC' ? list === 'authorizedUsers' : entity.startsWith('user-') || (list === 'authorizedUsers' && entity.startsWith('org-'));

@@ -36,6 +36,8 @@ export interface EngineOptions {
 }
 
 const WAITING_STATES: readonly JobState[] = ['idle', 'waiting_on_input'];
+/** How often kept workspaces are looked at. */
+const WORKSPACE_SWEEP_MS = 10 * 60_000;
 const DEFAULT_MAX_RESTARTS = 9;
 
 function monthStart(now: number): number {
@@ -51,6 +53,7 @@ function monthStart(now: number): number {
  */
 export class JobEngine {
   private processes: ProcessControl = { stop: async () => {}, kick: () => {} };
+  private lastWorkspaceSweep = 0;
 
   constructor(
     private readonly stores: Stores,
@@ -362,7 +365,15 @@ export class JobEngine {
       return;
     }
     if (status.lost) {
-      await this.failJob(current, 'UnresponsiveWorker', 'The job’s process disappeared without a trace (its host or the server running it went away)', now);
+      // Shown as unresponsive, then restarted or failed.
+      const unresponsive = job.state === 'running' ? await this.move(current, 'lostContact', {}, now) : current;
+      if (!unresponsive) return;
+      await this.failJob(
+        unresponsive,
+        'UnresponsiveWorker',
+        'The job’s process disappeared without a trace (its host or the server running it went away)',
+        now,
+      );
     } else {
       const how = status.signal ? `was killed by ${status.signal}` : `exited with code ${status.exitCode}`;
       await this.failJob(current, 'ExecutionError', `The job runner ${how} without reporting how the job ended`, now);
@@ -599,6 +610,18 @@ export class JobEngine {
       await this.failJob(job, 'JobTimeoutExceeded', `The job ran longer than its timeout of ${minutes} minute${minutes === 1 ? '' : 's'}`, now);
     }
     await this.enforceCostLimits(now);
+    if (now - this.lastWorkspaceSweep >= WORKSPACE_SWEEP_MS) {
+      this.lastWorkspaceSweep = now;
+      await this.destroyKeptWorkspaces(now);
+    }
+  }
+
+  /** Workspaces kept with delayWorkspaceDestruction go once their tree has been finished for the configured time. */
+  private async destroyKeptWorkspaces(now: number): Promise<void> {
+    for (const root of await this.stores.jobs.listKeptWorkspaces(now - this.options.delayedWorkspaceTtlMs, ['done', 'failed', 'terminated'], 100)) {
+      const tree = await this.stores.jobs.listByRoot(root.id);
+      if (tree.every((row) => isTerminal(row.state))) await this.destroyWorkspace(root, now);
+    }
   }
 
   private async enforceCostLimits(now: number): Promise<void> {

@@ -111,6 +111,19 @@ export class JobsRepository {
     return this.db.selectFrom('jobs').selectAll().where('costLimit', 'is not', null).where('state', 'not in', terminal).execute();
   }
 
+  /** Finished roots, changed before `before`, whose workspace container still exists (kept by delayWorkspaceDestruction). */
+  listKeptWorkspaces(before: number, terminal: readonly string[], limit: number): Promise<JobRow[]> {
+    return this.db
+      .selectFrom('jobs')
+      .selectAll()
+      .where('parentJob', 'is', null)
+      .where('state', 'in', terminal)
+      .where('stateChanged', '<', before)
+      .where('workspace', 'in', (eb) => eb.selectFrom('projects').select('id').where('class', '=', 'container'))
+      .limit(limit)
+      .execute();
+  }
+
   /** A finished job computing the same thing (same reuse key), newest first. */
   findReusable(reuseKey: string, excludeId: string): Promise<JobRow | undefined> {
     return this.db
