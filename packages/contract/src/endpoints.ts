@@ -2,11 +2,14 @@ import type { z } from 'zod';
 import type { RouteSpec } from './route.js';
 import { authRoutes } from './routes/auth.js';
 import { clientErrorRoutes } from './routes/client-errors.js';
+import { communityRoutes } from './routes/communities.js';
 import { dataObjectSystemRoutes, fileRoutes, recordRoutes } from './routes/data-objects.js';
 import { executableRoutes } from './routes/executables.js';
 import { executionRoutes } from './routes/jobs.js';
+import { notificationRoutes } from './routes/notifications.js';
 import { orgRoutes } from './routes/orgs.js';
 import { projectRoutes } from './routes/projects.js';
+import { twoFactorRoutes } from './routes/two-factor.js';
 import { uiConfigRoutes } from './routes/ui-config.js';
 import { userRoutes } from './routes/users.js';
 
@@ -23,6 +26,9 @@ export const endpoints = {
   ...executionRoutes,
   ...uiConfigRoutes,
   ...clientErrorRoutes,
+  ...twoFactorRoutes,
+  ...notificationRoutes,
+  ...communityRoutes,
 } satisfies Record<string, RouteSpec>;
 
 export type Endpoints = typeof endpoints;

@@ -16,6 +16,8 @@ import { createLogger } from './lib/logger.js';
 import { UrlSigner } from './lib/signing.js';
 import { authHandlers } from './modules/auth/auth.routes.js';
 import { clientErrorHandlers } from './modules/client-errors/client-errors.routes.js';
+import { communityHandlers } from './modules/communities/communities.routes.js';
+import { CommunitiesService } from './modules/communities/communities.service.js';
 import { ClientErrorsService } from './modules/client-errors/client-errors.service.js';
 import { AuthService } from './modules/auth/auth.service.js';
 import { commonObjectHandlers, dataObjectSystemHandlers } from './modules/data-objects/data-objects.routes.js';
@@ -32,6 +34,8 @@ import { JobLogsService } from './modules/jobs/job-logs.service.js';
 import { jobHandlers } from './modules/jobs/jobs.routes.js';
 import { JobsService } from './modules/jobs/jobs.service.js';
 import { NoncesService } from './modules/nonces/nonces.service.js';
+import { notificationHandlers } from './modules/notifications/notifications.routes.js';
+import { NotificationsService } from './modules/notifications/notifications.service.js';
 import { orgHandlers } from './modules/orgs/orgs.routes.js';
 import { OrgsService } from './modules/orgs/orgs.service.js';
 import { AccessService } from './modules/projects/access.service.js';
@@ -40,6 +44,8 @@ import { projectHandlers } from './modules/projects/projects.routes.js';
 import { ProjectsService } from './modules/projects/projects.service.js';
 import { recordHandlers } from './modules/records/records.routes.js';
 import { RecordsService } from './modules/records/records.service.js';
+import { twoFactorHandlers } from './modules/two-factor/two-factor.routes.js';
+import { TwoFactorService } from './modules/two-factor/two-factor.service.js';
 import { uiConfigHandlers } from './modules/ui-config/ui-config.routes.js';
 import { UiConfigService } from './modules/ui-config/ui-config.service.js';
 import { userHandlers } from './modules/users/users.routes.js';
@@ -69,6 +75,10 @@ export interface Services {
   jobs: JobsService;
   jobLogs: JobLogsService;
   engine: JobEngine;
+  twoFactor: TwoFactorService;
+  /** The job engine calls `notifications.executionFinished(event, now)` when a root execution ends. */
+  notifications: NotificationsService;
+  communities: CommunitiesService;
 }
 
 export interface Platform {
@@ -112,9 +122,18 @@ export async function createPlatform(config: ResolvedConfig, log: Logger = creat
   // Called by services after commits that orphan blobs; `files` exists by the time any request runs.
   const onObjectsDeleted = () => void files.collectGarbage();
   const auth = new AuthService(stores);
+  const twoFactor = new TwoFactorService(database.db, auth, { issuer: 'Panx' });
+  auth.useSecondFactor(twoFactor);
+  const notifications = new NotificationsService(database.db);
+  const communities = new CommunitiesService(database.db, { platformName: 'Panx' });
   const users = new UsersService(stores, { selfSignUp: config.selfSignUp, onAccountChange: () => auth.invalidateCache() });
   const access = new AccessService(stores);
-  const projects = new ProjectsService(stores, access, { onObjectsDeleted });
+  const projects = new ProjectsService(stores, access, {
+    onObjectsDeleted,
+    // A failed notification never fails the share itself.
+    onProjectShared: (event, now) =>
+      notifications.projectShared(event, now).catch((error: unknown) => log.warn({ err: error }, 'project-shared notification failed')),
+  });
   const folders = new FoldersService(stores, access, { onObjectsDeleted });
   const orgs = new OrgsService(stores, access, projects, users);
   const objects = new DataObjectsService(stores, access);
@@ -150,6 +169,9 @@ export async function createPlatform(config: ResolvedConfig, log: Logger = creat
     ...dataObjectSystemHandlers(objects),
     ...uiConfigHandlers(uiConfig),
     ...clientErrorHandlers(new ClientErrorsService(log)),
+    ...twoFactorHandlers(twoFactor),
+    ...notificationHandlers(notifications),
+    ...communityHandlers(communities),
   };
   assertHandlersComplete(handlers);
 
@@ -220,7 +242,26 @@ export async function createPlatform(config: ResolvedConfig, log: Logger = creat
     stores,
     blobs,
     log,
-    services: { auth, users, orgs, access, projects, folders, objects, files, uiConfig, instanceTypes, applets, apps, jobs, jobLogs, engine },
+    services: {
+      auth,
+      users,
+      orgs,
+      access,
+      projects,
+      folders,
+      objects,
+      files,
+      uiConfig,
+      instanceTypes,
+      applets,
+      apps,
+      jobs,
+      jobLogs,
+      engine,
+      twoFactor,
+      notifications,
+      communities,
+    },
     scheduler,
     async close() {
       clearInterval(sweeper);

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { grantableLevelSchema, idResponseSchema, timestampSchema } from '../common.js';
 import { SECURITY_LEVELS } from '../constants.js';
 import { systemRoute } from '../route.js';
+import { secondFactorCodeSchema } from './two-factor.js';
 
 const tokenScopeSchema = z
   .object({
@@ -26,10 +27,8 @@ export const authRoutes = {
     input: z.object({
       username: z.string().min(1).optional(),
       password: z.string().min(1).optional(),
-      otp: z
-        .string()
-        .regex(/^[0-9]{6}$/, 'expected a 6-digit one-time code')
-        .optional(),
+      /** The 6-digit TOTP code, or one of the account's backup codes (used up by signing in). */
+      otp: secondFactorCodeSchema.optional(),
       label: z.string().max(256).optional(),
       expires: timestampSchema.optional(),
       scope: tokenScopeSchema.optional(),

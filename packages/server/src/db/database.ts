@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import * as createCoreTables from './migrations/202611211100-create-core-tables.js';
 import * as createExecutionTables from './migrations/202611221000-create-execution-tables.js';
+import * as createAccountTables from './migrations/202611231000-create-account-tables.js';
 import type { Database } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -24,6 +25,7 @@ interface Migration {
 const MIGRATIONS: Migration[] = [
   { name: '202611211100-create-core-tables', up: createCoreTables.up },
   { name: '202611221000-create-execution-tables', up: createExecutionTables.up },
+  { name: '202611231000-create-account-tables', up: createAccountTables.up },
 ];
 
 // PostgreSQL answers int8 and numeric as strings; every such column here holds ms timestamps or byte counts.

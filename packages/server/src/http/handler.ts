@@ -2,7 +2,14 @@ import type { RouteOutput, RouteParsedInput, RoutePath } from '@panx/contract';
 import type { Caller } from '../modules/auth/caller.js';
 
 /** Routes that answer without a token (the handler sees the caller when one is sent). */
-export const PUBLIC_ROUTES = ['system/newAuthToken', 'user/new', 'system/getUIConfig'] as const;
+export const PUBLIC_ROUTES = [
+  'system/newAuthToken',
+  'user/new',
+  'system/getUIConfig',
+  // Two-factor set-up of a user whose sign-in required it: they hold an enrolment token, not a session.
+  'system/startTwoFactorEnrolment',
+  'system/confirmTwoFactorEnrolment',
+] as const;
 export type PublicRoute = (typeof PUBLIC_ROUTES)[number];
 
 export interface AuthedContext {

@@ -1,8 +1,19 @@
 import { createHash } from 'node:crypto';
 import { hash as argonHash, verify as argonVerify } from '@node-rs/argon2';
-import { atLeast, type PermissionLevel, SECURITY_LEVELS, SESSION_TIMEOUT_MS, type SecurityLevel } from '@panx/contract';
+import {
+  atLeast,
+  BACKUP_CODE_PATTERN,
+  OTP_REQUIRED,
+  type PermissionLevel,
+  SECURITY_LEVELS,
+  SESSION_TIMEOUT_MS,
+  type SecurityLevel,
+  TOTP_CODE_PATTERN,
+  TWO_FACTOR_SETUP_PATH,
+  TWO_FACTOR_SETUP_REQUIRED,
+} from '@panx/contract';
 import type { Stores } from '../../db/stores.js';
-import { invalidAuthentication, invalidInput, notFound, permissionDenied } from '../../errors.js';
+import { ApiError, invalidAuthentication, invalidInput, notFound, permissionDenied } from '../../errors.js';
 import { newId, newSecret } from '../../lib/ids.js';
 import { parseJson, toJson } from '../../lib/json.js';
 import type { Caller } from './caller.js';
@@ -38,8 +49,19 @@ export interface IssuedToken extends Record<string, unknown> {
   token_id: string;
 }
 
+/** What sign-in asks of the two-factor module (modules/two-factor): backup codes and enforced set-up. */
+export interface SecondFactor {
+  /** Uses up one of the user's backup codes; false when it is not one of them (or already used). */
+  consumeBackupCode(userId: string, code: string): Promise<boolean>;
+  /** The subjects (the user, their orgs) that require two-factor authentication of this user; empty when none. */
+  requiredBy(userId: string): Promise<string[]>;
+  /** A short-lived token that serves only to set two-factor authentication up. */
+  newEnrolmentToken(userId: string, now: number): Promise<{ token: string; expires: number }>;
+}
+
 export class AuthService {
   private readonly cache = new Map<string, { caller: Caller; expires: number; until: number }>();
+  private secondFactor: SecondFactor | undefined;
 
   constructor(private readonly stores: Stores) {}
 
@@ -89,12 +111,54 @@ export class AuthService {
     if (!(await argonVerify(user.passwordHash, input.password))) throw refused();
     if (user.disabled) throw invalidAuthentication(`The account ${user.id} is disabled`);
     if (user.otpEnabled) {
-      if (!input.otp) throw invalidAuthentication('This account has two-factor authentication: send "otp" with the 6-digit code');
-      if (!user.otpSecret || !verifyTotp(user.otpSecret, input.otp, now)) throw invalidAuthentication('The one-time code is not valid');
+      if (!input.otp) {
+        throw new ApiError('InvalidAuthentication', 'This account has two-factor authentication: send "otp" with the 6-digit code (or a backup code)', {
+          reason: OTP_REQUIRED,
+        });
+      }
+      const code = input.otp.trim();
+      const valid = TOTP_CODE_PATTERN.test(code)
+        ? user.otpSecret !== null && verifyTotp(user.otpSecret, code, now)
+        : BACKUP_CODE_PATTERN.test(code) && (await this.secondFactor?.consumeBackupCode(user.id, code)) === true;
+      if (!valid) throw invalidAuthentication('The one-time code is not valid');
+    } else if (this.secondFactor) {
+      // An org policy or the account's own flag requires two-factor authentication: no session until it is
+      // set up; the answer carries a short-lived token that serves that set-up only.
+      const requiredBy = await this.secondFactor.requiredBy(user.id);
+      if (requiredBy.length) {
+        const enrolment = await this.secondFactor.newEnrolmentToken(user.id, now);
+        const who = requiredBy.map((subject) => (subject.startsWith('org-') ? `the policy of ${subject}` : 'your account settings')).join(' and ');
+        throw new ApiError(
+          'InvalidAuthentication',
+          `Two-factor authentication is required by ${who}: set it up in the web app at ${TWO_FACTOR_SETUP_PATH} before signing in`,
+          {
+            reason: TWO_FACTOR_SETUP_REQUIRED,
+            requiredBy,
+            enrolmentToken: enrolment.token,
+            expires: enrolment.expires,
+            setupPath: TWO_FACTOR_SETUP_PATH,
+          },
+        );
+      }
     }
-    // A sign-in may ask for a stricter session than the account's level, never a laxer one.
-    const level = stricterLevel(user.securityLevel as SecurityLevel, input.securityLevel);
-    return this.issue(user.id, { kind: 'session', label: 'web session', expires: now + SESSION_TIMEOUT_MS[level], securityLevel: level, scope: null }, now);
+    return this.startSession(user.id, user.securityLevel as SecurityLevel, input.securityLevel, now);
+  }
+
+  /** A web session token at the account's security level, or a stricter one when asked for (never a laxer one). */
+  startSession(userId: string, accountLevel: SecurityLevel, requested: SecurityLevel | undefined, now: number): Promise<IssuedToken> {
+    const level = stricterLevel(accountLevel, requested);
+    return this.issue(userId, { kind: 'session', label: 'web session', expires: now + SESSION_TIMEOUT_MS[level], securityLevel: level, scope: null }, now);
+  }
+
+  /** Whether this is the account's password (for confirmations such as turning two-factor off). */
+  async checkPassword(userId: string, password: string): Promise<boolean> {
+    const user = await this.stores.users.findById(userId);
+    return user !== undefined && (await argonVerify(user.passwordHash, password));
+  }
+
+  /** Backup codes and enforced set-up come from the two-factor module, wired in by the composition root. */
+  useSecondFactor(secondFactor: SecondFactor): void {
+    this.secondFactor = secondFactor;
   }
 
   async createApiToken(

@@ -34,7 +34,11 @@ export class ProjectsService {
   constructor(
     private readonly stores: Stores,
     private readonly access: AccessService,
-    private readonly hooks: { onObjectsDeleted: () => void },
+    private readonly hooks: {
+      onObjectsDeleted: () => void;
+      /** After an invite gave someone access (notifications); it must not throw. */
+      onProjectShared?: (event: { projectId: string; projectName: string; invitee: string; level: string; sharedBy: string }, now: number) => Promise<void>;
+    },
   ) {}
 
   async create(caller: Caller, input: Input<'project/new'>, now: number): Promise<{ id: string }> {
@@ -166,6 +170,7 @@ export class ProjectsService {
       return { id, state: 'ACCEPTED' as const };
     }
     await this.stores.projects.setMember({ projectId: id, memberId: invitee, level: input.level, created: now });
+    await this.hooks.onProjectShared?.({ projectId: id, projectName: project.name, invitee, level: input.level, sharedBy: caller.userId }, now);
     return { id, state: 'ACCEPTED' as const };
   }
 
