@@ -32,10 +32,10 @@ main() {
     mkdir -p "$HOME/out/vcf" "$HOME/out/vcf_index"
     local vcf="$HOME/out/vcf/${prefix}.vcf.gz"
 
-    local mpileup=(-f "$fasta" -q "$min_mapping_quality" -Q "$min_base_quality" -a AD,DP -Ou)
+    local mpileup=(-f "$fasta" -q "${min_mapping_quality:-0}" -Q "${min_base_quality:-13}" -a AD,DP -Ou)
     if [ -n "${regions:-}" ]; then mpileup+=(-r "$regions"); fi
     local call=(-m -Ov)
-    if [ "$variants_only" = "true" ]; then call+=(-v); fi
+    if [ "${variants_only:-true}" = "true" ]; then call+=(-v); fi
     echo "bcftools mpileup ${mpileup[*]} $sorted_bam_name | bcftools call ${call[*]} | bgzip"
     bcftools mpileup "${mpileup[@]}" "$bam" | bcftools call "${call[@]}" | bgzip -@ "$threads" > "$vcf"
     tabix -p vcf "$vcf"

@@ -48,10 +48,10 @@ main() {
     local sample=${sample_name:-$(sample_from_prefix "$reads_prefix")}
     local rg_id=${read_group_id:-$sample}
     local library=${read_group_library:-$sample}
-    local read_group="@RG\tID:${rg_id}\tSM:${sample}\tPL:${read_group_platform}\tLB:${library}"
+    local read_group="@RG\tID:${rg_id}\tSM:${sample}\tPL:${read_group_platform:-ILLUMINA}\tLB:${library}"
 
     local args=(-t "$threads" -R "$read_group")
-    if [ "$mark_shorter_splits_secondary" = "true" ]; then args+=(-M); fi
+    if [ "${mark_shorter_splits_secondary:-false}" = "true" ]; then args+=(-M); fi
     # shellcheck disable=SC2206
     if [ -n "${extra_options:-}" ]; then args+=($extra_options); fi
     local fastqs=("$reads_path")

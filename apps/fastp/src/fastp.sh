@@ -20,8 +20,8 @@ main() {
     local trimmed="$HOME/out/trimmed_reads/${reads_prefix}.trimmed.fastq.gz"
     local args=(
         --in1 "$reads_path" --out1 "$trimmed"
-        --qualified_quality_phred "$qualified_quality_phred"
-        --length_required "$length_required"
+        --qualified_quality_phred "${qualified_quality_phred:-15}"
+        --length_required "${length_required:-15}"
         --html "$HOME/out/html_report/${name}.fastp.html"
         --json "$HOME/out/json_report/${name}.fastp.json"
         --report_title "fastp report: ${name}"
@@ -35,7 +35,7 @@ main() {
         mkdir -p "$HOME/out/trimmed_reads2"
         trimmed2="$HOME/out/trimmed_reads2/${reads2_prefix}.trimmed.fastq.gz"
         args+=(--in2 "$reads2_path" --out2 "$trimmed2")
-        if [ "$detect_adapter_for_pe" = "true" ]; then args+=(--detect_adapter_for_pe); fi
+        if [ "${detect_adapter_for_pe:-true}" = "true" ]; then args+=(--detect_adapter_for_pe); fi
     fi
     # Word splitting of the extra options is intended.
     # shellcheck disable=SC2206

@@ -23,7 +23,7 @@ main() {
     threads=$(nproc)
     local sample=${sample_name:-$(sample_from_prefix "$reads_prefix")}
     local rg_id=${read_group_id:-$sample}
-    local args=(-a -x "$preset" -t "$threads" -R "@RG\tID:${rg_id}\tSM:${sample}\tPL:${read_group_platform}\tLB:${sample}")
+    local args=(-a -x "${preset:-sr}" -t "$threads" -R "@RG\tID:${rg_id}\tSM:${sample}\tPL:${read_group_platform:-ILLUMINA}\tLB:${sample}")
     # shellcheck disable=SC2206
     if [ -n "${extra_options:-}" ]; then args+=($extra_options); fi
     local reads_files=("$reads_path")

@@ -22,11 +22,11 @@ main() {
     mkdir -p "$HOME/out/sorted_bam" "$HOME/out/flagstat" "$HOME/work"
     local sorted="$HOME/out/sorted_bam/${name}.sorted.bam"
     local order=()
-    if [ "$sort_by_name" = "true" ]; then order=(-n); fi
+    if [ "${sort_by_name:-false}" = "true" ]; then order=(-n); fi
     echo "samtools sort ${order[*]} -@ $threads -m ${memory}M $bam_name"
     samtools sort "${order[@]}" -@ "$threads" -m "${memory}M" -T "$HOME/work/sort" -o "$sorted" "$bam_path"
 
-    if [ "$sort_by_name" != "true" ]; then
+    if [ "${sort_by_name:-false}" != "true" ]; then
         mkdir -p "$HOME/out/bam_index"
         samtools index -@ "$threads" "$sorted" "$HOME/out/bam_index/${name}.sorted.bam.bai"
     fi

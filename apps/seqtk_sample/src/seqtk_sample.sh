@@ -35,6 +35,7 @@ main() {
     fi
 
     dx-download-all-inputs --parallel
+    local seed=${seed:-11}
 
     local out1 out2=""
     out1="$HOME/out/sampled_reads/$(sampled_name "$reads_name")"

@@ -8,6 +8,7 @@ import { readAppFolder } from '../src/demo/app-catalogue.js';
 import { loadDemoData } from '../src/demo/demo-data.js';
 import type { SyntheticGenome } from '../src/demo/synthetic-genome.js';
 import { APPS_DIR, JOB_PATH, requireBioTools, run, startJobStandIn, truthCalls, vcfCalls } from './apps-helpers.js';
+import { uploadFile } from './data-helpers.js';
 import { startTestPlatform, type TestPlatform } from './harness.js';
 
 /**
@@ -70,12 +71,13 @@ describe('bundled apps in a simulated job environment', () => {
   }
 
   /** Runs the app's main as a job would, with `input` plus the spec's defaults in job_input.json. */
-  async function runApp(name: string, input: Record<string, unknown>): Promise<JobRun> {
+  async function runApp(name: string, input: Record<string, unknown>, options: { defaults?: boolean } = {}): Promise<JobRun> {
     const { id, inputSpec, script } = await applet(name);
     const home = fs.mkdtempSync(path.join(os.tmpdir(), `panx-app-${name}-`));
     homes.push(home);
     const full: Record<string, unknown> = { ...input };
-    for (const item of inputSpec) if (full[item.name] === undefined && item.default !== undefined) full[item.name] = item.default;
+    if (options.defaults !== false)
+      for (const item of inputSpec) if (full[item.name] === undefined && item.default !== undefined) full[item.name] = item.default;
     fs.writeFileSync(path.join(home, 'job_input.json'), JSON.stringify(full, null, 4));
     standIn.setJob({ applet: id, project: workspace, workspace, input: full });
     const url = new URL(standIn.url);
@@ -196,6 +198,26 @@ describe('bundled apps in a simulated job environment', () => {
     const vcf = await download(idOf(called.output.vcf));
     expect(vcfCalls(vcf)).toEqual(truthCalls(genome.truth));
     expect(gunzipSync(vcf).toString('utf8')).toContain('\tNA00001\n');
+  });
+
+  it('bwa_mem maps single-end reads with a BWA index tarball, also when the job input lacks the defaults', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'panx-bwa-index-'));
+    homes.push(dir);
+    fs.mkdirSync(path.join(dir, 'genome'));
+    fs.writeFileSync(path.join(dir, 'genome', 'chrT.fa'), genome.referenceFasta);
+    const made = await run('bash', ['-c', 'bwa index genome/chrT.fa 2>/dev/null && tar -czf chrT.bwa-index.tar.gz genome'], { cwd: dir });
+    expect(made.code, made.stderr).toBe(0);
+    const tarball = await uploadFile(t.admin, workspace, [fs.readFileSync(path.join(dir, 'chrT.bwa-index.tar.gz'))], { name: 'chrT.bwa-index.tar.gz' });
+    const result = await runApp(
+      'bwa_mem',
+      { reads: linkTo(files['/reads/sample1_R1.fastq.gz'] as string), reference_index: linkTo(tarball), sample_name: 'single' },
+      { defaults: false },
+    );
+    ok(result);
+    await expectFiles(result.output, { bam: 'single.bam' });
+    fs.writeFileSync(path.join(dir, 'single.bam'), await download(idOf(result.output.bam)));
+    const header = await run('bash', ['-c', 'samtools view -H single.bam | grep ^@RG; samtools view -c -F 0x904 single.bam'], { cwd: dir });
+    expect(header.stdout).toBe('@RG\tID:single\tSM:single\tPL:ILLUMINA\tLB:single\n2000\n');
   });
 
   it('seqtk_sample draws the same 500 pairs from both files', async () => {
