@@ -21,7 +21,9 @@ if (!fs.existsSync(stamp) || fs.statSync(stamp).mtimeMs < lockTime) {
 }
 // The Debian tools the bundled genomics apps run (apps/); starting without them only stops those apps.
 if (spawnSync(path.join(root, 'scripts', 'ensure-bio-tools.sh'), [], { cwd: root, stdio: 'inherit' }).status !== 0) {
-  console.warn('[panx] warning: the genomics tools (samtools, bcftools, bwa, minimap2, tabix, seqtk, fastp) are missing; the bundled apps will fail until they are installed');
+  console.warn(
+    '[panx] warning: the genomics tools (samtools, bcftools, bwa, minimap2, tabix, seqtk, fastp) are missing; the bundled apps will fail until they are installed',
+  );
 }
 console.log('[panx] building…');
 run('npm', ['run', 'build', '--silent']);
