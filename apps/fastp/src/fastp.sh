@@ -43,11 +43,13 @@ main() {
 
     # fastp takes about 1 GB of memory whatever the input size: on hosts shared by several jobs
     # (Panx's local executor) one fastp runs at a time. On a worker of its own the lock is free.
-    exec 9>"${TMPDIR:-/tmp}/fastp.lock"
-    if command -v flock >/dev/null 2>&1; then flock 9; fi
+    # /tmp, not TMPDIR, which may be private to the job; no lock if the file cannot be opened.
+    if { exec 9>>/tmp/fastp.lock; } 2>/dev/null && command -v flock >/dev/null 2>&1; then
+        flock -n 9 || { echo "waiting for another fastp run on this host to finish"; flock 9; }
+    fi
     echo "fastp ${args[*]}"
     fastp "${args[@]}"
-    exec 9>&-
+    exec 9>&- || true
 
     local passed
     passed=$(( $(gzip -dc "$trimmed" | wc -l) / 4 ))

@@ -142,6 +142,20 @@ describe('bundled apps in a simulated job environment', () => {
     outputs.fastp = result.output;
   });
 
+  it('fastp on single-end reads waits while another fastp runs on the host (the /tmp/fastp.lock lock)', async () => {
+    const holder = run('flock', ['/tmp/fastp.lock', 'sleep', '1.5']); // stands for a fastp of another job
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const started = Date.now();
+    const result = await runApp('fastp', { reads: linkTo(files['/reads/sample1_R2.fastq.gz'] as string) });
+    expect((await holder).code).toBe(0);
+    ok(result);
+    expect(result.stdout).toContain('waiting for another fastp run on this host to finish');
+    expect(Date.now() - started).toBeGreaterThan(1000);
+    expect(Object.keys(result.output).sort()).toEqual(['html_report', 'json_report', 'reads_passed', 'trimmed_reads']);
+    expect(result.output.reads_passed).toBe(2000);
+    await expectFiles(result.output, { trimmed_reads: 'sample1_R2.trimmed.fastq.gz', html_report: 'sample1_R2.fastp.html' });
+  });
+
   it('bwa_mem indexes the reference and maps the trimmed pairs into a BAM with the read group', async () => {
     const result = await runApp('bwa_mem', {
       reads: outputs.fastp?.trimmed_reads,
