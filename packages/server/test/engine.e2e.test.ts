@@ -117,6 +117,35 @@ main() {
     expect(executions.results).toHaveLength(1);
   });
 
+  it('gives jobs the DNAnexus helpers: dx-download-all-inputs, dx-upload-all-outputs, dx-jobutil-new-job and -add-output', async () => {
+    const applet = await newApplet(user.client, project, {
+      name: 'helpers',
+      inputSpec: [{ name: 'text', class: 'file', patterns: ['*.txt'] }],
+      outputSpec: [
+        { name: 'upper', class: 'file' },
+        { name: 'doubled', class: 'int' },
+      ],
+      code: `main() {
+  dx-download-all-inputs
+  mkdir -p out/upper
+  tr a-z A-Z < "$text_path" > "out/upper/$text_prefix.upper.txt"
+  dx-upload-all-outputs
+  sub=$(dx-jobutil-new-job double -ix=21)
+  dx-jobutil-add-output doubled "$sub:y" --class jobref
+}
+double() {
+  dx-jobutil-add-output y $((x * 2)) --class int
+}`,
+    });
+    const text = await uploadFile(user.client, project, [Buffer.from('shout this\n')], { name: 'quiet.txt' });
+    const job = await waitForJob(user.client, await run(applet, { input: { text: { $dnanexus_link: text } }, folder: '/helpers' }));
+    expect(job.state, JSON.stringify(await logOf(user.client, job.id, { recurseJobs: true }))).toBe('done');
+    const output = job.output as { upper: { $dnanexus_link: string }; doubled: number };
+    expect(output.doubled).toBe(42);
+    expect(await user.client.post(output.upper.$dnanexus_link, 'describe', { project })).toMatchObject({ name: 'quiet.upper.txt', folder: '/helpers' });
+    expect((await downloadBytes(user.client, output.upper.$dnanexus_link, project)).toString()).toBe('SHOUT THIS\n');
+  });
+
   it('runs a python3 applet through dxpy.run()', async () => {
     const applet = await newApplet(user.client, project, {
       name: 'py',

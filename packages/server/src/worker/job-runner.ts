@@ -18,8 +18,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { bashVars, fileIdsIn } from './bash-vars.js';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const SYSTEM = '\u001ePANX ';
 const REPORT_PATIENCE_MS = 15 * 60_000;
@@ -140,6 +139,26 @@ async function unpackBundles(api: Api, executable: ExecutableDescription, job: J
   return root;
 }
 
+/** What the runner uses of @panx/worker-tools (its bash input variables, exactly dx-print-bash-vars's). */
+interface WorkerToolsLibrary {
+  planInputFiles(input: Record<string, unknown>): { files: { id: string }[] };
+  bashVarsFor(
+    input: Record<string, unknown>,
+    inputSpec: unknown[] | undefined,
+    options: { home: string; fileNames: Map<string, string>; environment?: Record<string, string | undefined>; onCollision?: (name: string) => void },
+  ): { name: string; value: string }[];
+  formatBashVars(vars: { name: string; value: string }[], options?: { export?: boolean }): string;
+}
+
+/** The worker tools' library, from the build next to the bin folder that goes on the job's PATH. */
+async function workerTools(): Promise<WorkerToolsLibrary> {
+  const bin = process.env.PANX_WORKER_TOOLS_BIN;
+  const entry = bin ? path.resolve(bin, '..', 'dist', 'index.js') : undefined;
+  if (!entry || !fs.existsSync(entry))
+    throw new RunnerError('ExecutionError', `the worker tools are not built (${entry ?? 'PANX_WORKER_TOOLS_BIN is not set'}): run "npm run build"`);
+  return (await import(pathToFileURL(entry).href)) as WorkerToolsLibrary;
+}
+
 function pythonShimDir(): string {
   return path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'src', 'worker', 'python');
 }
@@ -155,22 +174,26 @@ async function runCode(api: Api, job: JobDescription, executable: ExecutableDesc
   env.HOME = home;
   const interpreter = executable.runSpec.interpreter;
   if (interpreter === 'bash') {
+    const tools = await workerTools();
     const names = new Map<string, string>();
-    for (const id of fileIdsIn(job.input)) {
+    for (const { id } of tools.planInputFiles(job.input).files) {
+      if (names.has(id)) continue;
       const described = await api.call<{ name?: string }>(id, 'describe', { project: job.workspace, fields: { name: true } });
-      if (described.name) names.set(id, described.name);
+      names.set(id, described.name ?? id);
     }
-    const { lines, skipped } = bashVars({
-      input: job.input,
-      inputSpec: job.function === 'main' ? executable.inputSpec : null,
-      fileNames: names,
-      home,
-      environment: env,
-    });
-    for (const name of skipped) say(`Not defining the input variable ${name}: the name is taken`);
+    const inputSpec = job.function === 'main' ? (executable.inputSpec ?? undefined) : undefined;
+    const lines = tools.formatBashVars(
+      tools.bashVarsFor(job.input, inputSpec, {
+        home,
+        fileNames: names,
+        environment: env,
+        onCollision: (name) => say(`Not defining the input variable ${name}: the name is taken`),
+      }),
+      { export: false },
+    );
     const vars = path.join(panx, 'vars.sh');
     const code = path.join(panx, 'code.sh');
-    fs.writeFileSync(vars, `${lines.join('\n')}\n`);
+    fs.writeFileSync(vars, lines);
     fs.writeFileSync(code, executable.runSpec.code);
     const script = `cd "$HOME"; . "${vars}"; . "${code}"; ${job.function}`;
     return spawnAndWait('bash', ['-e', '-c', script], env, home);
