@@ -156,7 +156,7 @@ describe('kill -9 of the server while 10 jobs run (SQLite, server in a child pro
     }
     expect(ended[8]?.try).toBe(1);
     expect(ended[9]).toMatchObject({ state: 'failed', failureReason: 'UnresponsiveWorker', try: 0 });
-    expect((ended[9]?.stateTransitions as { newState: string }[]).map((step) => step.newState).slice(-2)).toEqual(['unresponsive', 'failed']);
+    expect(((ended[9]?.stateTransitions ?? []) as { newState: string }[]).map((step) => step.newState).slice(-2)).toEqual(['unresponsive', 'failed']);
     // Every line once: nothing lost, nothing repeated by the re-attached watchers.
     for (const [i, id] of jobs.slice(0, 8).entries()) {
       const lines = (await logOf(client, id)).filter((line) => line.source === 'APP').map((line) => line.msg);
