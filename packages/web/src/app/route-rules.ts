@@ -15,6 +15,11 @@ export type PageKey =
   | 'home'
   | 'profileSettings'
   | 'communityHome'
+  | 'setup2fa'
+  | 'projects'
+  | 'projectData'
+  | 'projectSettings'
+  | 'fileViewer'
   /** Owned by a later issue: an honest "not available yet" page. */
   | 'notAvailable';
 
@@ -137,14 +142,14 @@ export const ROUTES: readonly RouteEntry[] = [
   { id: 'login', path: '/login', page: 'login', title: 'Sign in', public: true },
   { id: 'maintenance', path: '/maintenance', page: 'maintenance', title: 'Maintenance', public: true },
 
-  { id: 'setup2fa', path: '/setup/2fa', page: 'notAvailable', title: 'Two-factor authentication setup', public: true },
+  { id: 'setup2fa', path: '/setup/2fa', page: 'setup2fa', title: 'Two-factor authentication setup', public: true },
   { id: 'home', path: '/home', page: 'home', title: 'Home' },
 
-  { id: 'projects', path: '/projects', page: 'notAvailable', title: 'Projects', pageId: 'projects-list' },
-  { id: 'projectsFeatured', path: '/projects/featured', page: 'notAvailable', title: 'Featured projects', pageId: 'projects-list' },
-  { id: 'projectsPartner', path: '/projects/partner/:orgID', page: 'notAvailable', title: 'Partner projects', pageId: 'projects-list' },
-  { id: 'projectData', path: '/projects/:id/data/*', page: 'notAvailable', title: 'Project data', pageId: 'data-manager' },
-  { id: 'projectSettings', path: '/projects/:id/settings', page: 'notAvailable', title: 'Project settings', pageId: 'project-settings' },
+  { id: 'projects', path: '/projects', page: 'projects', title: 'Projects', pageId: 'projects-list' },
+  { id: 'projectsFeatured', path: '/projects/featured', page: 'projects', title: 'Featured projects', pageId: 'projects-list' },
+  { id: 'projectsPartner', path: '/projects/partner/:orgID', page: 'projects', title: 'Partner projects', pageId: 'projects-list' },
+  { id: 'projectData', path: '/projects/:id/data/*', page: 'projectData', title: 'Project data', pageId: 'data-manager' },
+  { id: 'projectSettings', path: '/projects/:id/settings', page: 'projectSettings', title: 'Project settings', pageId: 'project-settings' },
   { id: 'projectMonitor', path: '/projects/:id/monitor', page: 'notAvailable', title: 'Executions', pageId: 'executions-list' },
   {
     id: 'executionTry',
@@ -231,7 +236,7 @@ export const ROUTES: readonly RouteEntry[] = [
   { id: 'sandbox', path: '/sandbox/*', page: 'notAvailable', title: 'Sandbox' },
 
   // Last: `/{projectID}/{objectID}/view` would otherwise shadow three-segment paths of other routes.
-  { id: 'fileViewer', path: '/:projectID/:objectID/view', page: 'notAvailable', title: 'File viewer', accepts: (params) => isProjectId(params.projectID) },
+  { id: 'fileViewer', path: '/:projectID/:objectID/view', page: 'fileViewer', title: 'File viewer', accepts: (params) => isProjectId(params.projectID) },
 ];
 
 /** Matches one pattern against a path; returns the parameters (`*` holds the rest) or undefined. */

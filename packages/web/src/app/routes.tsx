@@ -13,7 +13,12 @@ const PAGES: Record<PageKey, PageModule> = {
   maintenance: () => import('./MaintenancePage').then((module) => ({ Component: module.MaintenancePage })),
   home: () => import('../features/home/HomePage').then((module) => ({ Component: module.HomePage })),
   profileSettings: () => import('../features/profile/ProfileSettingsPage').then((module) => ({ Component: module.ProfileSettingsPage })),
-  communityHome: () => import('../features/placeholder/NotAvailablePage').then((module) => ({ Component: module.NotAvailablePage })),
+  projects: () => import('../features/projects/ProjectsPage').then((module) => ({ Component: module.ProjectsPage })),
+  projectData: () => import('../features/data/DataPage').then((module) => ({ Component: module.DataPage })),
+  projectSettings: () => import('../features/projects/ProjectSettingsPage').then((module) => ({ Component: module.ProjectSettingsPage })),
+  fileViewer: () => import('../features/viewer/FileViewerPage').then((module) => ({ Component: module.FileViewerPage })),
+  communityHome: () => import('../features/communities/CommunityHomePage').then((module) => ({ Component: module.CommunityHomePage })),
+  setup2fa: () => import('../features/two-factor/SetupTwoFactorPage').then((module) => ({ Component: module.SetupTwoFactorPage })),
   notAvailable: () => import('../features/placeholder/NotAvailablePage').then((module) => ({ Component: module.NotAvailablePage })),
 };
 

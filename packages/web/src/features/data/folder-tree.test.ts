@@ -76,3 +76,16 @@ describe('folder tree (SPEC §3, §9)', () => {
     expect(activeFolderOf(state, 'project-2')).toBe('');
   });
 });
+
+import { folderNameError } from './folder-name';
+
+describe('folder names (SPEC §5)', () => {
+  it('refuses slashes, empty names, dot names and names over 1000 characters', () => {
+    expect(folderNameError('reads')).toBeUndefined();
+    expect(folderNameError('a/b')).toMatch(/"\/"/);
+    expect(folderNameError(' ')).toMatch(/Enter/);
+    expect(folderNameError('..')).toMatch(/cannot be/);
+    expect(folderNameError('x'.repeat(1000))).toBeUndefined();
+    expect(folderNameError('x'.repeat(1001))).toMatch(/1000/);
+  });
+});

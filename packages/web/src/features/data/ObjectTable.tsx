@@ -1,0 +1,257 @@
+import { ActionIcon, Badge, Checkbox, Group, Menu, Text, UnstyledButton } from '@mantine/core';
+import { columnSizingFeature, columnVisibilityFeature, createColumnHelper, tableFeatures, useTable } from '@tanstack/react-table';
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { type ReactNode, useEffect, useMemo, useRef } from 'react';
+import { formatDate } from '../../lib/format';
+import { formatBytes } from '../viewer/formats';
+import classes from './DataPage.module.css';
+import { type BrowserRow, DATA_COLUMN_LABELS, DATA_COLUMNS, type DataColumn, type DataTableOptions } from './table-options';
+
+const features = tableFeatures({ columnVisibilityFeature, columnSizingFeature });
+const helper = createColumnHelper<typeof features, BrowserRow>();
+export const ROW_HEIGHT = 40;
+
+const ICONS: Record<string, string> = { folder: '📁', file: '📄', record: '🗂', applet: '⚙', workflow: '🔀' };
+
+export interface RowHandlers {
+  selected: ReadonlySet<string>;
+  onSelect: (row: BrowserRow, on: boolean) => void;
+  onOpen: (row: BrowserRow) => void;
+  menu: (row: BrowserRow) => ReactNode;
+  language: string;
+}
+
+const DEFAULT_SIZES: Record<DataColumn, number> = {
+  name: 340,
+  class: 90,
+  state: 90,
+  level: 100,
+  size: 100,
+  tags: 150,
+  created: 120,
+  modified: 120,
+};
+
+function buildColumns(handlers: RowHandlers, options: DataTableOptions) {
+  const size = (column: DataColumn) => options.sizeColumns[column] ?? DEFAULT_SIZES[column];
+  return helper.columns([
+    helper.display({
+      id: 'select',
+      size: 40,
+      header: () => null,
+      cell: ({ row }) => (
+        <Checkbox
+          size="xs"
+          aria-label={`Select ${row.original.name}`}
+          checked={handlers.selected.has(row.original.id)}
+          onChange={(event) => handlers.onSelect(row.original, event.currentTarget.checked)}
+        />
+      ),
+    }),
+    helper.accessor('name', {
+      header: DATA_COLUMN_LABELS.name,
+      size: size('name'),
+      cell: ({ row }) => (
+        <UnstyledButton className={classes.nameButton} onClick={() => handlers.onOpen(row.original)} title={row.original.name}>
+          <span aria-hidden className={classes.icon}>
+            {ICONS[row.original.class] ?? '📄'}
+          </span>
+          <span className={classes.ellipsis}>{row.original.name}</span>
+          {row.original.hidden && (
+            <Badge size="xs" color="gray" variant="light" ml={4}>
+              hidden
+            </Badge>
+          )}
+        </UnstyledButton>
+      ),
+    }),
+    helper.accessor('class', { header: DATA_COLUMN_LABELS.class, size: size('class'), cell: ({ getValue }) => getValue() }),
+    helper.accessor('state', {
+      header: DATA_COLUMN_LABELS.state,
+      size: size('state'),
+      cell: ({ getValue }) =>
+        getValue() ? (
+          <Badge size="xs" variant="light" color={getValue() === 'closed' ? 'green' : getValue() === 'open' ? 'yellow' : 'gray'}>
+            {getValue()}
+          </Badge>
+        ) : null,
+    }),
+    helper.display({ id: 'level', header: DATA_COLUMN_LABELS.level, size: size('level'), cell: () => null }),
+    helper.accessor('size', {
+      header: DATA_COLUMN_LABELS.size,
+      size: size('size'),
+      cell: ({ row }) => (row.original.kind === 'folder' ? '' : formatBytes(row.original.size)),
+    }),
+    helper.accessor('tags', {
+      header: DATA_COLUMN_LABELS.tags,
+      size: size('tags'),
+      cell: ({ getValue }) => (
+        <Group gap={3} wrap="nowrap" className={classes.ellipsis}>
+          {getValue().map((tag) => (
+            <Badge key={tag} size="xs" variant="outline" color="gray" tt="none">
+              {tag}
+            </Badge>
+          ))}
+        </Group>
+      ),
+    }),
+    helper.accessor('created', {
+      header: DATA_COLUMN_LABELS.created,
+      size: size('created'),
+      cell: ({ row }) => (row.original.kind === 'folder' ? '' : formatDate(row.original.created, handlers.language)),
+    }),
+    helper.accessor('modified', {
+      header: DATA_COLUMN_LABELS.modified,
+      size: size('modified'),
+      cell: ({ row }) => (row.original.kind === 'folder' ? '' : formatDate(row.original.modified, handlers.language)),
+    }),
+    helper.display({
+      id: 'actions',
+      size: 48,
+      header: () => null,
+      cell: ({ row }) => (
+        <Menu position="bottom-end" withinPortal shadow="md">
+          <Menu.Target>
+            <ActionIcon variant="subtle" color="gray" aria-label={`Actions for ${row.original.name}`}>
+              ⋯
+            </ActionIcon>
+          </Menu.Target>
+          <Menu.Dropdown>{handlers.menu(row.original)}</Menu.Dropdown>
+        </Menu>
+      ),
+    }),
+  ]);
+}
+
+/**
+ * The object table: TanStack Table for the columns, TanStack Virtual for the rows, so that only the
+ * rows in view (plus a few) are in the DOM whatever the folder holds. Nearing the end of what is loaded
+ * asks for the next page.
+ */
+export function ObjectTable({
+  rows,
+  options,
+  handlers,
+  narrow,
+  hasMore,
+  loadingMore,
+  onNeedMore,
+  onSort,
+  allSelected,
+  onSelectAll,
+  empty,
+}: {
+  rows: BrowserRow[];
+  options: DataTableOptions;
+  handlers: RowHandlers;
+  narrow: boolean;
+  hasMore: boolean;
+  loadingMore: boolean;
+  onNeedMore: () => void;
+  onSort: (column: DataColumn) => void;
+  allSelected: boolean;
+  onSelectAll: (on: boolean) => void;
+  empty: ReactNode;
+}) {
+  const columns = useMemo(() => buildColumns(handlers, options), [handlers, options]);
+  const columnVisibility = useMemo(() => {
+    const visible = narrow ? new Set<string>(['name', 'size']) : new Set<string>(options.columnsToShow);
+    return Object.fromEntries(DATA_COLUMNS.map((column) => [column, visible.has(column)]));
+  }, [narrow, options.columnsToShow]);
+  const table = useTable({ features, columns, data: rows, getRowId: (row) => row.id, state: { columnVisibility } });
+  const tableRows = table.getRowModel().rows;
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const virtualizer = useVirtualizer({
+    count: tableRows.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 10,
+    getItemKey: (index) => tableRows[index]?.id ?? index,
+  });
+  const items = virtualizer.getVirtualItems();
+  const lastIndex = items[items.length - 1]?.index ?? 0;
+  useEffect(() => {
+    if (hasMore && !loadingMore && lastIndex >= tableRows.length - 200) onNeedMore();
+  }, [hasMore, loadingMore, lastIndex, tableRows.length, onNeedMore]);
+  const sort = options.sortOrder[0];
+  const totalWidth = table.getVisibleLeafColumns().reduce((sum, column) => sum + column.getSize(), 0);
+
+  return (
+    <div ref={scrollRef} className={classes.scroller} data-testid="object-scroller">
+      <table className={classes.grid} style={{ minWidth: narrow ? undefined : totalWidth }} aria-label="Folder contents" aria-rowcount={tableRows.length}>
+        <thead className={classes.thead}>
+          {table.getHeaderGroups().map((group) => (
+            <tr key={group.id} className={classes.tr}>
+              {group.headers.map((header) => {
+                const id = header.column.id as DataColumn | 'select' | 'actions';
+                const sorted = sort?.id === id;
+                const sortable = id !== 'select' && id !== 'actions' && id !== 'level';
+                return (
+                  <th
+                    key={header.id}
+                    className={`${classes.th} ${id === 'name' ? classes.flexCell : ''}`}
+                    style={{ width: header.getSize() }}
+                    aria-sort={sorted ? (sort?.desc ? 'descending' : 'ascending') : undefined}
+                  >
+                    {id === 'select' ? (
+                      <Checkbox
+                        size="xs"
+                        aria-label="Select everything listed"
+                        checked={allSelected}
+                        onChange={(event) => onSelectAll(event.currentTarget.checked)}
+                      />
+                    ) : sortable ? (
+                      <button type="button" className={classes.sort} onClick={() => onSort(id)}>
+                        <table.FlexRender header={header} />
+                        <span aria-hidden className={classes.arrow}>
+                          {sorted ? (sort?.desc ? '▼' : '▲') : ''}
+                        </span>
+                      </button>
+                    ) : (
+                      <table.FlexRender header={header} />
+                    )}
+                  </th>
+                );
+              })}
+            </tr>
+          ))}
+        </thead>
+        {tableRows.length === 0 ? (
+          <tbody>
+            <tr>
+              <td className={classes.emptyCell}>{empty}</td>
+            </tr>
+          </tbody>
+        ) : (
+          <tbody className={classes.tbody} style={{ height: virtualizer.getTotalSize() }}>
+            {items.map((item) => {
+              const row = tableRows[item.index];
+              if (!row) return null;
+              return (
+                <tr
+                  key={row.id}
+                  data-index={item.index}
+                  className={`${classes.tr} ${classes.row} ${handlers.selected.has(row.id) ? classes.selected : ''}`}
+                  style={{ transform: `translateY(${item.start}px)`, height: ROW_HEIGHT }}
+                  aria-rowindex={item.index + 1}
+                  onDoubleClick={() => handlers.onOpen(row.original)}
+                >
+                  {row.getVisibleCells().map((cell) => (
+                    <td key={cell.id} className={`${classes.td} ${cell.column.id === 'name' ? classes.flexCell : ''}`} style={{ width: cell.column.getSize() }}>
+                      <table.FlexRender cell={cell} />
+                    </td>
+                  ))}
+                </tr>
+              );
+            })}
+          </tbody>
+        )}
+      </table>
+      {(hasMore || loadingMore) && (
+        <Text size="xs" c="dimmed" ta="center" py={6} className={classes.more}>
+          {loadingMore ? 'Loading more…' : 'Scroll for more'}
+        </Text>
+      )}
+    </div>
+  );
+}
