@@ -17,8 +17,7 @@ const PAGES: Record<PageKey, PageModule> = {
   projectData: () => import('../features/data/DataPage').then((module) => ({ Component: module.DataPage })),
   projectSettings: () => import('../features/projects/ProjectSettingsPage').then((module) => ({ Component: module.ProjectSettingsPage })),
   fileViewer: () => import('../features/viewer/FileViewerPage').then((module) => ({ Component: module.FileViewerPage })),
-  communityHome: () => import('../features/communities/CommunityHomePage').then((module) => ({ Component: module.CommunityHomePage })),
-  setup2fa: () => import('../features/two-factor/SetupTwoFactorPage').then((module) => ({ Component: module.SetupTwoFactorPage })),
+  communityHome: () => import('../features/placeholder/NotAvailablePage').then((module) => ({ Component: module.NotAvailablePage })),
   notAvailable: () => import('../features/placeholder/NotAvailablePage').then((module) => ({ Component: module.NotAvailablePage })),
 };
 
