@@ -144,8 +144,8 @@ describe.each(BACKENDS)('account features on $name', (backend) => {
       const carol = await account();
       const { secret, backupCodes } = await enrol(carol.client);
       await expectApiError(carol.client.call('system/disableTwoFactor', {}), 'InvalidInput', '"code"');
-      await expectApiError(carol.client.call('system/disableTwoFactor', { password: 'wrong' }), 'InvalidAuthentication', 'password');
-      await expectApiError(carol.client.call('system/disableTwoFactor', { code: '000000' }), 'InvalidAuthentication', 'not valid');
+      await expectApiError(carol.client.call('system/disableTwoFactor', { password: 'wrong' }), 'InvalidInput', 'password');
+      await expectApiError(carol.client.call('system/disableTwoFactor', { code: '000000' }), 'InvalidInput', 'not valid');
       const api = withToken((await carol.client.call('system/newAuthToken', { label: 'ci' })).access_token);
       await expectApiError(api.call('system/disableTwoFactor', { code: code(secret) }), 'PermissionDenied', 'web session');
       await expectApiError(api.call('system/startTwoFactorEnrolment', {}), 'PermissionDenied', 'web session');

@@ -1,8 +1,9 @@
-import { Badge } from '@mantine/core';
 import { Link, NavLink, useLocation, useNavigate, useNavigation } from 'react-router';
 import { useCurrentUser, useSignOut } from '../features/auth/hooks';
 import { useSession } from '../features/auth/session';
 import { handleOf } from '../features/auth/session-store';
+import { CommunityMark } from '../features/communities/CommunityMark';
+import { NotificationBell } from '../features/notifications/NotificationBell';
 import { useStore } from '../lib/store';
 import { DropdownDivider, DropdownItem, DropdownLabel, DropdownMenu } from '../ui/DropdownMenu';
 import { useNarrow } from '../ui/use-narrow';
@@ -48,11 +49,7 @@ export function Header() {
         </span>
         <span>Panx</span>
       </Link>
-      {community && (
-        <Badge variant="light" color="gray" size="sm" className={classes.community} title="Community context">
-          {community.replace(/^org-/, '')}
-        </Badge>
-      )}
+      {community && session && <CommunityMark orgId={community} />}
       {session && !narrow && (
         <nav className={classes.nav} aria-label="Main">
           {NAV.map((item) => (
@@ -72,6 +69,7 @@ export function Header() {
           ))}
         </DropdownMenu>
       )}
+      {session && <NotificationBell />}
       {session && settings && (
         <DropdownMenu
           label="Account menu"

@@ -15,6 +15,7 @@ export type PageKey =
   | 'home'
   | 'profileSettings'
   | 'communityHome'
+  | 'setup2fa'
   | 'projects'
   | 'projectData'
   | 'projectSettings'
@@ -141,7 +142,7 @@ export const ROUTES: readonly RouteEntry[] = [
   { id: 'login', path: '/login', page: 'login', title: 'Sign in', public: true },
   { id: 'maintenance', path: '/maintenance', page: 'maintenance', title: 'Maintenance', public: true },
 
-  { id: 'setup2fa', path: '/setup/2fa', page: 'notAvailable', title: 'Two-factor authentication setup', public: true },
+  { id: 'setup2fa', path: '/setup/2fa', page: 'setup2fa', title: 'Two-factor authentication setup', public: true },
   { id: 'home', path: '/home', page: 'home', title: 'Home' },
 
   { id: 'projects', path: '/projects', page: 'projects', title: 'Projects', pageId: 'projects-list' },

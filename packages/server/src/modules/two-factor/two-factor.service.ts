@@ -142,7 +142,8 @@ export class TwoFactorService implements SecondFactor {
     } else if (input.password !== undefined) {
       proven = await this.auth.checkPassword(user.id, input.password);
     }
-    if (!proven) throw invalidAuthentication(input.code !== undefined ? 'The code is not valid' : 'The password is not correct');
+    // InvalidInput, not InvalidAuthentication: the session itself is fine, and clients end sessions on the latter.
+    if (!proven) throw invalidInput(input.code !== undefined ? 'The code is not valid' : 'The password is not correct');
     await this.db.transaction().execute(async (trx) => {
       await new UsersRepository(trx).update(user.id, { otpEnabled: 0, otpSecret: null });
       await new TwoFactorRepository(trx.withTables<TwoFactorTables>()).replaceBackupCodes(user.id, [], 0);
@@ -153,7 +154,7 @@ export class TwoFactorService implements SecondFactor {
     this.requireSession(caller, 'Replacing backup codes');
     const user = await this.requireUser(caller.userId);
     if (user.otpEnabled !== 1 || !user.otpSecret) throw invalidState('Two-factor authentication is off for this account');
-    if (!verifyTotp(user.otpSecret, code, now)) throw invalidAuthentication('The code is not valid');
+    if (!verifyTotp(user.otpSecret, code, now)) throw invalidInput('The code is not valid');
     const backupCodes = Array.from({ length: BACKUP_CODE_COUNT }, () => newBackupCode());
     await this.repo.replaceBackupCodes(
       user.id,

@@ -1,8 +1,10 @@
 import { Alert, Anchor, Button, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
 import { type FormEvent, useEffect, useRef, useState } from 'react';
-import { Navigate, useSearchParams } from 'react-router';
-import { safeReturnTo } from '../../app/route-rules';
+import { Navigate, useNavigate, useSearchParams } from 'react-router';
+import { safeReturnTo, withBase } from '../../app/route-rules';
 import { describeError } from '../../ui/describe-error';
+import { cleanSecondFactorInput, isCompleteSecondFactor, savePendingEnrolment, setupRequiredDetails } from '../two-factor/enrolment';
+import { tabStorage } from '../two-factor/storage';
 import { needsOneTimeCode, useSignIn } from './hooks';
 import classes from './LoginPage.module.css';
 import { useSession } from './session';
@@ -22,6 +24,8 @@ export function LoginPage() {
   const [password, setPassword] = useState('');
   const [otp, setOtp] = useState('');
   const [step, setStep] = useState<'password' | 'otp'>('password');
+  const [backup, setBackup] = useState(false);
+  const navigate = useNavigate();
   const otpRef = useRef<HTMLInputElement>(null);
   const returnTo = safeReturnTo(params.get('returnTo'));
   const reason = REASONS[params.get('reason') ?? endReason ?? ''];
@@ -42,14 +46,26 @@ export function LoginPage() {
           if (step === 'password' && needsOneTimeCode(error)) {
             signIn.reset();
             setStep('otp');
+            return;
+          }
+          // An org policy or the account requires two-factor authentication: set it up first (SPEC §2).
+          const setup = setupRequiredDetails(error);
+          if (setup) {
+            savePendingEnrolment(tabStorage(), {
+              token: setup.enrolmentToken,
+              expires: setup.expires,
+              username: username.trim(),
+              requiredBy: setup.requiredBy,
+            });
+            navigate(`${withBase('/setup/2fa')}?${new URLSearchParams({ returnTo })}`);
           }
         },
       },
     );
   };
 
-  const error = signIn.error && !(step === 'password' && needsOneTimeCode(signIn.error)) ? signIn.error : null;
-  const otpValid = /^[0-9]{6}$/.test(otp);
+  const error = signIn.error && !(step === 'password' && needsOneTimeCode(signIn.error)) && !setupRequiredDetails(signIn.error) ? signIn.error : null;
+  const otpValid = isCompleteSecondFactor(otp, backup);
 
   return (
     <div className={classes.page}>
@@ -61,7 +77,11 @@ export function LoginPage() {
                 Sign in to Panx
               </Title>
               <Text c="dimmed" size="sm">
-                {step === 'password' ? 'Use your Panx username and password.' : 'Enter the 6-digit code from your authenticator app.'}
+                {step === 'password'
+                  ? 'Use your Panx username and password.'
+                  : backup
+                    ? 'Enter one of your backup codes (each works once).'
+                    : 'Enter the 6-digit code from your authenticator app.'}
               </Text>
             </div>
             {reason && !error && (
@@ -99,15 +119,17 @@ export function LoginPage() {
             ) : (
               <TextInput
                 ref={otpRef}
-                label="One-time code"
+                label={backup ? 'Backup code' : 'One-time code'}
                 name="otp"
-                inputMode="numeric"
+                inputMode={backup ? 'text' : 'numeric'}
                 autoComplete="one-time-code"
-                maxLength={6}
-                placeholder="123456"
+                autoCapitalize="none"
+                spellCheck={false}
+                maxLength={backup ? 14 : 6}
+                placeholder={backup ? 'abcd-efgh-ijkm' : '123456'}
                 description="Two-factor authentication is on for this account."
                 value={otp}
-                onChange={(event) => setOtp(event.currentTarget.value.replace(/\D/g, '').slice(0, 6))}
+                onChange={(event) => setOtp(cleanSecondFactorInput(event.currentTarget.value, backup))}
               />
             )}
             <Button type="submit" loading={signIn.isPending} disabled={step === 'password' ? !username.trim() || !password : !otpValid} fullWidth>
@@ -119,8 +141,24 @@ export function LoginPage() {
                 type="button"
                 size="sm"
                 onClick={() => {
+                  setBackup(!backup);
+                  setOtp('');
+                  signIn.reset();
+                  otpRef.current?.focus();
+                }}
+              >
+                {backup ? 'Use the code from your app instead' : 'Lost your phone? Use a backup code'}
+              </Anchor>
+            )}
+            {step === 'otp' && (
+              <Anchor
+                component="button"
+                type="button"
+                size="sm"
+                onClick={() => {
                   setStep('password');
                   setOtp('');
+                  setBackup(false);
                   signIn.reset();
                 }}
               >

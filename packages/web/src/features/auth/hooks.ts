@@ -1,5 +1,5 @@
 import { isApiError } from '@panx/client';
-import type { UserDescribe } from '@panx/contract';
+import { OTP_REQUIRED, type UserDescribe } from '@panx/contract';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback } from 'react';
 import { api } from '../../lib/api';
@@ -25,9 +25,12 @@ export interface SignInInput {
   otp?: string;
 }
 
-/** The server asks for the second factor: InvalidAuthentication naming "otp" (see auth.service). */
+/** The server asks for the second factor: InvalidAuthentication with reason OtpRequired (older servers: naming "otp"). */
 export function needsOneTimeCode(error: unknown): boolean {
-  return isApiError(error, 'InvalidAuthentication') && /"otp"|two-factor/i.test(error.message);
+  if (!isApiError(error, 'InvalidAuthentication')) return false;
+  const reason = (error.details as { reason?: unknown } | undefined)?.reason;
+  if (reason !== undefined) return reason === OTP_REQUIRED;
+  return /"otp"/.test(error.message);
 }
 
 export function useSignIn() {

@@ -11,6 +11,7 @@ import { ItemCard } from '../../ui/ItemCard';
 import { EmptyState, ErrorState, LoadingState } from '../../ui/states';
 import { useNarrow } from '../../ui/use-narrow';
 import { useSession } from '../auth/session';
+import { TwoFactorSettings } from '../two-factor/TwoFactorSettings';
 import { ApiTokens } from './ApiTokens';
 import { ConfirmRevoke } from './ConfirmRevoke';
 import { useChangePassword, useRevokeToken, useTokens, useUpdateUser } from './hooks';
@@ -22,7 +23,7 @@ export function AccountSecurity({ user }: { user: UserDescribe }) {
     <Stack gap="md">
       <PasswordSection username={user.handle ?? ''} />
       <SecurityLevelSection user={user} />
-      <TwoFactorSection user={user} />
+      <TwoFactorSettings account={user.handle ?? ''} />
       <ApiTokens />
       <SessionsSection />
       <SshKeySection user={user} />
@@ -112,26 +113,6 @@ function SecurityLevelSection({ user }: { user: UserDescribe }) {
           ))}
         </Group>
       </Radio.Group>
-    </Card>
-  );
-}
-
-function TwoFactorSection({ user }: { user: UserDescribe }) {
-  return (
-    <Card withBorder padding="md" component="section" id="twoFactor" aria-labelledby="tfa-title">
-      <Group gap="xs">
-        <Title order={2} size="h4" id="tfa-title">
-          Two-factor authentication
-        </Title>
-        <Badge color={user.otpEnabled ? 'green' : 'gray'} variant="light">
-          {user.otpEnabled ? 'On' : 'Off'}
-        </Badge>
-      </Group>
-      <Text size="sm" c="dimmed" mt={4}>
-        {user.otpEnabled
-          ? 'Signing in asks for a code from your authenticator app.'
-          : 'Turning two-factor authentication on from this page is not available yet; an administrator can enable it for your account.'}
-      </Text>
     </Card>
   );
 }
