@@ -116,7 +116,7 @@ describe.each(BACKENDS)('findDataObjects, describeDataObjects and resolveDataObj
     expect(full.results[0]).toMatchObject({
       project,
       id: ids.gamma,
-      describe: { id: ids.gamma, name: 'gamma', class: 'file', size: 5, state: 'closed', media: '' },
+      describe: { id: ids.gamma, name: 'gamma', class: 'file', size: 5, state: 'closed', media: 'text/plain' },
     });
     const some = await t.admin.call('system/findDataObjects', {
       scope: { project },
