@@ -3,6 +3,7 @@ import type { PermissionLevel } from '@panx/contract';
 import type { Caller } from '../src/modules/auth/caller.js';
 import { newId } from '../src/lib/ids.js';
 import { uploadFile } from './data-helpers.js';
+import { newApplet } from './engine-helpers.js';
 import type { TestPlatform } from './harness.js';
 
 /**
@@ -97,6 +98,8 @@ export interface Settings {
 
 export interface FixtureNeeds {
   closedFile?: boolean;
+  /** A bash applet in P's data folder. */
+  applet?: boolean;
   /** A transfer of P to this user, pending. */
   pendingTransferTo?: string;
 }
@@ -109,6 +112,7 @@ export interface Fixture {
   openRecord: string;
   openFile: string;
   closedFile?: string;
+  applet?: string;
   /** Client for every caller (scoped ones use their scoped tokens). */
   as: Record<CallerName, PanxClient>;
 }
@@ -209,6 +213,7 @@ export async function makeFixture(world: World, kind: 'project' | 'container', s
   const closedFile = needs.closedFile
     ? await uploadFile(owner.client, id, [Buffer.from('permission matrix bytes')], { name: 'closed.txt', folder: folders.data })
     : undefined;
+  const applet = needs.applet ? await newApplet(owner.client, id, { name: 'matrix-applet', code: 'main() { :; }' }) : undefined;
   if (needs.pendingTransferTo) await services.projects.transfer(owner.caller, id, { invitee: needs.pendingTransferTo }, now);
 
   const admin = actors.administrator;
@@ -221,5 +226,5 @@ export async function makeFixture(world: World, kind: 'project' | 'container', s
     scopedUpload: client(await token({ [id]: 'UPLOAD', [admin.home]: 'ADMINISTER' })),
     scopedElsewhere: client(await token({ [admin.home]: 'ADMINISTER' })),
   } as Record<CallerName, PanxClient>;
-  return { kind, id, folders, closedRecord, openRecord, openFile, closedFile, as };
+  return { kind, id, folders, closedRecord, openRecord, openFile, closedFile, applet, as };
 }

@@ -325,6 +325,46 @@ function objectRows(cls: ObjectClass): Row[] {
   return rows;
 }
 
+/**
+ * Applets are closed data objects: reading needs VIEW, changing their metadata CONTRIBUTE, and
+ * running one in P needs CONTRIBUTE there (DNAnexus: running executions is a CONTRIBUTE right).
+ */
+function appletRows(): Row[] {
+  const needs = () => ({ applet: true });
+  const applet = (fx: Fixture) => fx.applet ?? '';
+  const rows: Row[] = [
+    row({
+      title: 'applet/new',
+      min: 'UPLOAD',
+      call: (x) =>
+        x.as.post('applet', 'new', {
+          project: x.p,
+          name: 'made',
+          dxapi: '1.0.0',
+          inputSpec: [],
+          outputSpec: [],
+          runSpec: { interpreter: 'bash', code: 'main() { :; }', distribution: 'Ubuntu', release: '24.04' },
+        }),
+    }),
+    read({ title: 'applet-xxxx/describe', min: 'VIEW', needs, call: (x) => x.as.post(applet(x.fx), 'describe', { project: x.p }) }),
+    read({ title: 'applet-xxxx/get', min: 'VIEW', needs, call: (x) => x.as.post(applet(x.fx), 'get', { project: x.p }) }),
+    read({ title: 'applet-xxxx/getDetails', min: 'VIEW', needs, call: (x) => x.as.post(applet(x.fx), 'getDetails', { project: x.p }) }),
+    read({ title: 'applet-xxxx/listProjects', min: 'VIEW', needs, call: (x) => x.as.post(applet(x.fx), 'listProjects', {}) }),
+    row({
+      title: 'applet-xxxx/setDetails (closed: access checked, then refused as closed)',
+      min: 'CONTRIBUTE',
+      granted: 'InvalidState',
+      needs,
+      call: (x) => x.as.post(applet(x.fx), 'setDetails', { project: x.p, details: { a: 1 } }),
+    }),
+    row({ title: 'applet-xxxx/run', min: 'CONTRIBUTE', needs, call: (x) => x.as.post(applet(x.fx), 'run', { project: x.p, input: {} }) }),
+  ];
+  for (const [method, body] of METADATA_METHODS) {
+    rows.push(row({ title: `applet-xxxx/${method}`, min: 'CONTRIBUTE', needs, call: (x) => x.as.post(applet(x.fx), method, { project: x.p, ...body }) }));
+  }
+  return rows;
+}
+
 const PROTECTED: Settings = { protected: true };
 const protectedRows: Row[] = [
   // Only ADMINISTER deletes in a protected project...
@@ -406,6 +446,7 @@ const MATRIX: Row[] = [
   ...containerRows('container'),
   ...objectRows('file'),
   ...objectRows('record'),
+  ...appletRows(),
   ...protectedRows,
   ...downloadRestrictedRows,
   ...restrictedRows,
