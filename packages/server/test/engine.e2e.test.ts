@@ -16,10 +16,19 @@ import { BACKENDS, expectApiError, startTestPlatform, type TestPlatform } from '
 /** Jobs are slow to run twice on two cores: SQLite by default, every backend with PANX_ENGINE_ALL_BACKENDS=1. */
 const ENGINE_BACKENDS = process.env.PANX_ENGINE_ALL_BACKENDS === '1' ? BACKENDS : BACKENDS.slice(0, 1);
 
+/**
+ * Whether a process still runs. A killed process whose parent died too waits as a zombie until PID 1
+ * reaps it, and this sandbox's PID 1 may never do so: a zombie counts as gone.
+ */
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
+  } catch {
+    return false;
+  }
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
   } catch {
     return false;
   }
