@@ -12,6 +12,7 @@ import { projectRoutes } from './routes/projects.js';
 import { twoFactorRoutes } from './routes/two-factor.js';
 import { uiConfigRoutes } from './routes/ui-config.js';
 import { userRoutes } from './routes/users.js';
+import { workflowAndAnalysisRoutes } from './routes/workflows.js';
 
 /** THE route table: every implemented route, keyed by its path template. */
 export const endpoints = {
@@ -24,6 +25,7 @@ export const endpoints = {
   ...dataObjectSystemRoutes,
   ...executableRoutes,
   ...executionRoutes,
+  ...workflowAndAnalysisRoutes,
   ...uiConfigRoutes,
   ...clientErrorRoutes,
   ...twoFactorRoutes,

@@ -16,3 +16,4 @@ export * from './routes/projects.js';
 export * from './routes/two-factor.js';
 export * from './routes/ui-config.js';
 export * from './routes/users.js';
+export * from './routes/workflows.js';

@@ -50,6 +50,9 @@ import { uiConfigHandlers } from './modules/ui-config/ui-config.routes.js';
 import { UiConfigService } from './modules/ui-config/ui-config.service.js';
 import { userHandlers } from './modules/users/users.routes.js';
 import { UsersService } from './modules/users/users.service.js';
+import { AnalysesService } from './modules/workflows/analyses.service.js';
+import { workflowHandlers } from './modules/workflows/workflows.routes.js';
+import { WorkflowsService } from './modules/workflows/workflows.service.js';
 import type { Executor } from './scheduler/executors/executor.js';
 import { LocalExecutor } from './scheduler/executors/local.executor.js';
 import { createSlurmExecutor } from './scheduler/executors/slurm.executor.js';
@@ -75,6 +78,8 @@ export interface Services {
   jobs: JobsService;
   jobLogs: JobLogsService;
   engine: JobEngine;
+  workflows: WorkflowsService;
+  analyses: AnalysesService;
   twoFactor: TwoFactorService;
   /** The job engine calls `notifications.executionFinished(event, now)` when a root execution ends. */
   notifications: NotificationsService;
@@ -153,6 +158,9 @@ export async function createPlatform(config: ResolvedConfig, log: Logger = creat
     defaultTimeoutMs: config.engine.defaultTimeoutHours * 3_600_000,
   });
   const jobLogQuery = new JobLogsQuery(jobs, jobLogs, auth, stores);
+  const workflows = new WorkflowsService(stores, objects, jobs);
+  const analyses = new AnalysesService(stores, access, jobs, engine, workflows);
+  analyses.attach();
 
   const handlers = {
     ...authHandlers(auth, users),
@@ -166,6 +174,8 @@ export async function createPlatform(config: ResolvedConfig, log: Logger = creat
     ...commonObjectHandlers(objects, 'applet'),
     ...executableHandlers(applets, apps, jobs),
     ...jobHandlers(jobs, jobLogQuery),
+    ...commonObjectHandlers(objects, 'workflow'),
+    ...workflowHandlers(workflows, analyses),
     ...dataObjectSystemHandlers(objects),
     ...uiConfigHandlers(uiConfig),
     ...clientErrorHandlers(new ClientErrorsService(log)),
@@ -258,6 +268,8 @@ export async function createPlatform(config: ResolvedConfig, log: Logger = creat
       jobs,
       jobLogs,
       engine,
+      workflows,
+      analyses,
       twoFactor,
       notifications,
       communities,

@@ -239,7 +239,7 @@ export const jobSystemRoutes = {
     output: findExecutionsOutput,
   }),
   'system/findAnalyses': systemRoute('findAnalyses', {
-    summary: 'findExecutions restricted to analyses (none until workflows run)',
+    summary: 'findExecutions restricted to analyses (runs of workflows)',
     input: findExecutionsInputSchema,
     output: findExecutionsOutput,
   }),

@@ -7,6 +7,7 @@ import { ObjectsRepository } from '../modules/data-objects/objects.repository.js
 import { NoncesRepository } from '../modules/nonces/nonces.repository.js';
 import { TokensRepository } from '../modules/auth/tokens.repository.js';
 import { UsersRepository } from '../modules/users/users.repository.js';
+import { WorkflowsRepository } from '../modules/workflows/workflows.repository.js';
 import type { Dialect } from './database.js';
 import type { Database } from './schema.js';
 
@@ -22,6 +23,7 @@ export class Stores {
   readonly nonces: NoncesRepository;
   readonly jobs: JobsRepository;
   readonly apps: AppsRepository;
+  readonly workflows: WorkflowsRepository;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -36,6 +38,7 @@ export class Stores {
     this.nonces = new NoncesRepository(executor);
     this.jobs = new JobsRepository(executor);
     this.apps = new AppsRepository(executor);
+    this.workflows = new WorkflowsRepository(executor);
   }
 
   /** Runs `work` in one transaction; everything it writes commits together or not at all. */

@@ -16,7 +16,7 @@ type CommonMethod =
   | 'listProjects';
 
 /** The metadata methods every data object class shares, bound for one class. */
-export function commonObjectHandlers<C extends 'file' | 'record' | 'applet'>(
+export function commonObjectHandlers<C extends 'file' | 'record' | 'applet' | 'workflow'>(
   objects: DataObjectsService,
   cls: C,
 ): HandlerTable<`${C}-xxxx/${CommonMethod}` & RoutePath> {

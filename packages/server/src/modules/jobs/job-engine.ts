@@ -54,6 +54,7 @@ function monthStart(now: number): number {
 export class JobEngine {
   private processes: ProcessControl = { stop: async () => {}, kick: () => {} };
   private lastWorkspaceSweep = 0;
+  private readonly terminalListeners: ((job: JobRow, now: number) => Promise<void>)[] = [];
 
   constructor(
     private readonly stores: Stores,
@@ -74,6 +75,15 @@ export class JobEngine {
     this.processes.kick();
   }
 
+  /**
+   * Calls `listener` each time a job reaches a terminal state, after the engine's own follow-up (the
+   * workflows module derives analysis states from their stage jobs with it). A failing listener is
+   * logged and never stops the engine.
+   */
+  onTerminal(listener: (job: JobRow, now: number) => Promise<void>): void {
+    this.terminalListeners.push(listener);
+  }
+
   executableSpec(job: JobRow): Promise<ExecutableSpec> {
     return job.executable.startsWith('app-') ? this.apps.load(job.executable) : this.applets.load(job.executable);
   }
@@ -92,7 +102,12 @@ export class JobEngine {
     if (!(await this.stores.jobs.updateIf(job.id, [job.state], next, job.try))) return undefined;
     const updated = { ...job, ...next } as JobRow;
     if (leavingProcess && job.tokenId) await this.revokeToken(job.tokenId);
-    if (isTerminal(to)) await this.afterTerminal(updated, now);
+    if (isTerminal(to)) {
+      await this.afterTerminal(updated, now);
+      for (const listener of this.terminalListeners) {
+        await listener(updated, now).catch((error: unknown) => this.log.error({ err: error, job: job.id }, 'a terminal-state listener failed'));
+      }
+    }
     this.processes.kick();
     return updated;
   }

@@ -33,6 +33,8 @@ export interface JobSpec {
   outputReusedFrom?: string;
   rank?: number;
   detach?: boolean;
+  /** Set on the jobs of an analysis (stage jobs and, inherited, their subjobs): the analysis and the stage. */
+  analysis?: { id: string; stage: string };
 }
 
 export interface StateTransition {

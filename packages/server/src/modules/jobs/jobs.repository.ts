@@ -7,6 +7,8 @@ export type NewLogRow = Omit<JobLogsTable, 'id'>;
 
 export interface JobQuery {
   classes?: readonly string[];
+  /** Only these rows. */
+  ids?: readonly string[];
   projects?: readonly string[];
   /** Jobs launched by this user, or in these projects (the caller's visibility). */
   visibleTo?: { userId: string; projects: readonly string[] };
@@ -163,6 +165,7 @@ export class JobsRepository {
   find(query: JobQuery): Promise<JobRow[]> {
     let q = this.db.selectFrom('jobs').selectAll().orderBy('created', 'desc').orderBy('id', 'desc').limit(query.limit);
     if (query.classes) q = q.where('class', 'in', query.classes);
+    if (query.ids) q = q.where('id', 'in', query.ids.length ? query.ids : ['']);
     if (query.visibleTo) {
       const { userId, projects } = query.visibleTo;
       q = q.where((eb) => eb.or([eb('launchedBy', '=', userId), eb('project', 'in', projects.length ? projects : [''])]));

@@ -28,7 +28,10 @@ export interface JobsServiceOptions {
   defaultTimeoutMs: number;
 }
 
-interface NewJobParams {
+/** A job ready to be created: checked, with its instance type, input and spec. */
+export interface NewJobParams {
+  /** The id to give it (stage jobs of an analysis get theirs before they exist, so that they can refer to each other). */
+  id?: string;
   executable: Executable;
   name: string;
   function: string;
@@ -46,8 +49,30 @@ interface NewJobParams {
   details: unknown;
 }
 
+/** A stage job of an analysis, as the workflows module prepares it. */
+export interface StageJobOptions {
+  jobId: string;
+  analysis: { id: string; stage: string };
+  /** The analysis's other stage jobs: they do not exist yet, and references to them are checked by the workflows module. */
+  siblings: ReadonlySet<string>;
+}
+
+type DescribeOptionsOrFlag = DescribeInput | boolean | undefined;
+
+/**
+ * What the workflows module lends the job search: analyses are rows of `jobs` with class "analysis"
+ * (the engine never picks them up: their states are not job states), described by that module.
+ */
+export interface AnalysisHooks {
+  describe(row: JobRow, options: DescribeOptionsOrFlag, now: number): Promise<{ id: string } & Record<string, unknown>>;
+  /** The stage jobs of these analyses (searches by rootExecution or parentAnalysis include them). */
+  stageJobs(analysisIds: readonly string[]): Promise<string[]>;
+}
+
 /** What the API offers on jobs: run, job/new, describe, terminate, metadata, search; the engine does the rest. */
 export class JobsService {
+  private analyses: AnalysisHooks | undefined;
+
   constructor(
     private readonly stores: Stores,
     private readonly access: AccessService,
@@ -59,12 +84,22 @@ export class JobsService {
     private readonly options: JobsServiceOptions,
   ) {}
 
+  useAnalyses(hooks: AnalysisHooks): void {
+    this.analyses = hooks;
+  }
+
   // ---- visibility ----
 
   /** The job, if the caller may see it: its launcher, or VIEW in its project. */
   async visibleJob(caller: Caller, id: string): Promise<JobRow> {
-    const job = id.startsWith('job-') ? await this.stores.jobs.findById(id) : undefined;
-    if (!job) throw notFound(`The job ${id} could not be found`);
+    if (!id.startsWith('job-')) throw notFound(`The job ${id} could not be found`);
+    return this.visibleExecution(caller, id);
+  }
+
+  /** A job or analysis (both are rows of `jobs`), if the caller may see it: its launcher, or VIEW in its project. */
+  async visibleExecution(caller: Caller, id: string): Promise<JobRow> {
+    const job = /^(job|analysis)-/.test(id) ? await this.stores.jobs.findById(id) : undefined;
+    if (!job) throw notFound(`The ${id.startsWith('analysis-') ? 'analysis' : 'job'} ${id} could not be found`);
     if (caller.userId === job.launchedBy && !caller.scope) return job;
     const { level } = await this.access.access(caller, job.project).catch(() => ({ level: 'NONE' as PermissionLevel }));
     if (level === 'NONE' && !(caller.userId === job.launchedBy && caller.scope?.projects[job.workspace])) throw notFound(`The job ${id} could not be found`);
@@ -99,8 +134,31 @@ export class JobsService {
     return this.run(caller, await this.apps.forRun(caller, ref), input, parent, now);
   }
 
+  /** An applet (`applet-xxxx`, looked for in `projectHint` first) or app (`app-xxxx`, `app-name[/version]`) the caller may run. */
+  executableFor(caller: Caller, ref: string, projectHint?: string): Promise<Executable> {
+    if (ref.startsWith('applet-')) return this.applets.forRun(caller, ref, projectHint);
+    if (ref.startsWith('app-')) return this.apps.forRun(caller, ref);
+    throw invalidInput(`"${ref}" is not an applet or app`);
+  }
+
   /** A new job tree. From inside a job, the new tree is detached from it and runs in the job's project by default. */
   private async run(caller: Caller, executable: Executable, input: RunInput, callingJob: JobRow | undefined, now: number): Promise<{ id: string }> {
+    const [id] = await this.createJobs([await this.prepareRun(caller, executable, input, callingJob, now)], now);
+    return { id: id as string };
+  }
+
+  /**
+   * Checks a run (project, limits, instance type, input against the spec, input objects, references,
+   * dependsOn) and answers the job to create. `stage` makes it a stage job of an analysis.
+   */
+  async prepareRun(
+    caller: Caller,
+    executable: Executable,
+    input: RunInput,
+    callingJob: JobRow | undefined,
+    now: number,
+    stage?: StageJobOptions,
+  ): Promise<NewJobParams> {
     const projectId = input.project ?? callingJob?.project;
     if (!projectId) throw invalidInput('"project" is required: the project the job runs in and its outputs go to');
     const { project } = await this.access.require(caller, projectId, 'CONTRIBUTE', 'Running executables');
@@ -116,7 +174,7 @@ export class JobsService {
     const instanceType = this.instanceTypeFor('main', requirements, project);
     const validated = checkAgainstSpec(spec.inputSpec, input.input, { what: 'input', applyDefaults: true });
     const inputSources = await this.checkInputObjects(caller, validated, spec);
-    await this.checkReferences(caller, validated, undefined);
+    await this.checkReferences(caller, validated, undefined, stage?.siblings);
     await this.checkDependsOn(caller, input.dependsOn ?? [], undefined);
 
     const timeoutPolicy = input.timeoutPolicyByExecutable?.[executable.id] ?? spec.runSpec.timeoutPolicy;
@@ -137,27 +195,26 @@ export class JobsService {
       projectAccess: spec.access?.project ?? 'VIEW',
       allProjectsAccess: spec.access?.allProjects ?? null,
       detach: callingJob ? true : undefined,
+      ...(stage ? { analysis: stage.analysis } : {}),
     };
-    return this.createJob(
-      {
-        executable,
-        name: input.name ?? spec.title ?? executable.name,
-        function: 'main',
-        project,
-        folder: input.folder ?? '/',
-        parent: undefined,
-        launchedBy: caller.userId,
-        instanceType,
-        input: validated,
-        spec: jobSpecValue,
-        priority: input.priority ?? 'normal',
-        costLimit: input.costLimit ?? null,
-        tags: dedupe(input.tags ?? []),
-        properties: input.properties ?? {},
-        details: input.details ?? {},
-      },
-      now,
-    );
+    return {
+      id: stage?.jobId,
+      executable,
+      name: input.name ?? spec.title ?? executable.name,
+      function: 'main',
+      project,
+      folder: input.folder ?? '/',
+      parent: undefined,
+      launchedBy: caller.userId,
+      instanceType,
+      input: validated,
+      spec: jobSpecValue,
+      priority: input.priority ?? 'normal',
+      costLimit: input.costLimit ?? null,
+      tags: dedupe(input.tags ?? []),
+      properties: input.properties ?? {},
+      details: input.details ?? {},
+    };
   }
 
   /** `job/new`: a subjob of the calling job, running one of its executable's entry points. */
@@ -192,32 +249,35 @@ export class JobsService {
       outputReusedFrom: undefined,
       detach: undefined,
     };
-    return this.createJob(
-      {
-        executable: {
-          id: parent.executable,
-          kind: parent.executable.startsWith('app-') ? 'app' : 'applet',
-          name: parent.executableName,
-          spec: executableSpec,
-          container: null,
+    const [id] = await this.createJobs(
+      [
+        {
+          executable: {
+            id: parent.executable,
+            kind: parent.executable.startsWith('app-') ? 'app' : 'applet',
+            name: parent.executableName,
+            spec: executableSpec,
+            container: null,
+          },
+          name: input.name ?? `${parent.executableName}:${input.function}`,
+          function: input.function,
+          project,
+          folder: parent.folder,
+          parent,
+          launchedBy: parent.launchedBy,
+          instanceType,
+          input: values,
+          spec,
+          priority: parent.priority,
+          costLimit: null,
+          tags: dedupe(input.tags ?? []),
+          properties: input.properties ?? {},
+          details: input.details ?? {},
         },
-        name: input.name ?? `${parent.executableName}:${input.function}`,
-        function: input.function,
-        project,
-        folder: parent.folder,
-        parent,
-        launchedBy: parent.launchedBy,
-        instanceType,
-        input: values,
-        spec,
-        priority: parent.priority,
-        costLimit: null,
-        tags: dedupe(input.tags ?? []),
-        properties: input.properties ?? {},
-        details: input.details ?? {},
-      },
+      ],
       now,
     );
+    return { id: id as string };
   }
 
   private instanceTypeFor(fn: string, sources: (SystemRequirements | undefined)[], project: ProjectRow) {
@@ -270,8 +330,14 @@ export class JobsService {
   }
 
   /** Job-based references must name jobs the caller can see, that did not fail, and (for a subjob) are not its ancestors. */
-  private async checkReferences(caller: Caller, values: Record<string, unknown>, ancestors: Set<string> | undefined): Promise<void> {
+  private async checkReferences(
+    caller: Caller,
+    values: Record<string, unknown>,
+    ancestors: Set<string> | undefined,
+    siblings?: ReadonlySet<string>,
+  ): Promise<void> {
     for (const ref of jborsIn(values)) {
+      if (siblings?.has(ref.job)) continue;
       if (ancestors?.has(ref.job)) {
         throw invalidInput(`input field "${ref.key}" refers to ${ref.job}, an ancestor of the new job: that would be a dependency cycle`, {
           field: ref.key,
@@ -328,8 +394,47 @@ export class JobsService {
     }
   }
 
-  private async createJob(params: NewJobParams, now: number): Promise<{ id: string }> {
-    const id = newId('job');
+  /**
+   * Creates jobs in one transaction (with `alongside`, which writes rows that belong with them, such as
+   * their analysis), each the root of a new tree with its own workspace unless it has a parent; then
+   * lets the engine move them on.
+   */
+  async createJobs(list: readonly NewJobParams[], now: number, alongside?: (tx: Stores) => Promise<void>): Promise<string[]> {
+    const rows = list.map((params) => this.jobRow(params, now));
+    await this.stores.transaction(async (tx) => {
+      if (alongside) await alongside(tx);
+      for (const [index, row] of rows.entries()) {
+        const params = list[index] as NewJobParams;
+        if (!params.parent) {
+          await tx.projects.insert({
+            id: row.workspace,
+            class: 'container',
+            name: `workspace of ${row.id}`,
+            billTo: params.project.billTo,
+            region: params.project.region,
+            containsPHI: params.project.containsPHI,
+            settings: '{}',
+            summary: '',
+            description: '',
+            tags: '[]',
+            properties: '{}',
+            pendingTransfer: null,
+            createdBy: toJson({ user: params.launchedBy, job: row.id, executable: params.executable.id }),
+            created: now,
+            modified: now,
+            version: 1,
+          });
+          await tx.projects.setMember({ projectId: row.workspace, memberId: params.launchedBy, level: 'ADMINISTER', created: now });
+        }
+        await tx.jobs.insert(row);
+      }
+    });
+    for (const row of rows) await this.engine.advance(row.id, now);
+    return rows.map((row) => row.id);
+  }
+
+  private jobRow(params: NewJobParams, now: number): JobRow {
+    const id = params.id ?? newId('job');
     const parent = params.parent;
     const workspace = parent?.workspace ?? newId('container');
     const row: JobRow = {
@@ -383,32 +488,7 @@ export class JobsService {
       details: toJson(params.details),
       spec: toJson(params.spec),
     };
-    await this.stores.transaction(async (tx) => {
-      if (!parent) {
-        await tx.projects.insert({
-          id: workspace,
-          class: 'container',
-          name: `workspace of ${id}`,
-          billTo: params.project.billTo,
-          region: params.project.region,
-          containsPHI: params.project.containsPHI,
-          settings: '{}',
-          summary: '',
-          description: '',
-          tags: '[]',
-          properties: '{}',
-          pendingTransfer: null,
-          createdBy: toJson({ user: params.launchedBy, job: id, executable: params.executable.id }),
-          created: now,
-          modified: now,
-          version: 1,
-        });
-        await tx.projects.setMember({ projectId: workspace, memberId: params.launchedBy, level: 'ADMINISTER', created: now });
-      }
-      await tx.jobs.insert(row);
-    });
-    await this.engine.advance(id, now);
-    return { id };
+    return row;
   }
 
   // ---- describe, change, search ----
@@ -425,6 +505,7 @@ export class JobsService {
     now: number,
     treeCache: Map<string, Map<string, number>>,
   ): Promise<{ id: string } & Record<string, unknown>> {
+    if (job.class === 'analysis' && this.analyses) return this.analyses.describe(job, options, now);
     const want = jobFieldSelector(options);
     let totalPrice = 0;
     if (want('totalPrice')) {
@@ -490,7 +571,6 @@ export class JobsService {
   async find(caller: Caller, input: RouteParsedInput<'system/findExecutions'>, cls: 'job' | 'analysis' | undefined, now: number) {
     const limit = input.limit ?? FIND_LIMIT_MAX;
     const wantedClass = cls ?? input.class;
-    if (wantedClass === 'analysis') return { results: [], next: null };
     const list = (value: string | string[] | undefined) => (value === undefined ? undefined : [value].flat());
     let projects: string[] | undefined;
     if (input.project) {
@@ -499,6 +579,12 @@ export class JobsService {
     }
     const visible = projects ? undefined : (await this.access.visibleProjects(caller)).map((entry) => entry.project.id);
     const matcher = input.name ? nameMatcher(input.name) : undefined;
+    // The stage jobs of an analysis are the roots of their own job trees; their root execution is the analysis.
+    const rootExecutions = list(input.rootExecution);
+    const analysisRoots = rootExecutions?.filter((id) => id.startsWith('analysis-')) ?? [];
+    if (rootExecutions && analysisRoots.length && this.analyses) rootExecutions.push(...(await this.analyses.stageJobs(analysisRoots)));
+    const parentAnalyses = input.parentAnalysis === undefined || input.parentAnalysis === null ? undefined : [input.parentAnalysis].flat();
+    const ids = parentAnalyses ? ((await this.analyses?.stageJobs(parentAnalyses)) ?? []) : undefined;
     let before = parseCursor(input.starting);
     const results: { id: string; describe?: unknown }[] = [];
     let lastReturned: { created: number; id: string } | undefined;
@@ -506,14 +592,15 @@ export class JobsService {
     const batchSize = Math.min(FIND_LIMIT_MAX, Math.max(limit + 1, 100));
     for (;;) {
       const batch = await this.stores.jobs.find({
-        classes: ['job'],
+        classes: wantedClass ? [wantedClass] : ['job', 'analysis'],
+        ids,
         projects,
         visibleTo: visible ? { userId: caller.userId, projects: visible } : undefined,
         launchedBy: input.launchedBy,
         executable: input.executable,
         states: list(input.state),
         originJobs: list(input.originJob ?? input.origin),
-        rootExecutions: list(input.rootExecution),
+        rootExecutions,
         parentJobs: input.parentJob === undefined ? undefined : [input.parentJob].flat(),
         rootsOnly: input.includeSubjobs === false,
         nameExact: matcher?.exact,
@@ -541,7 +628,7 @@ export class JobsService {
     for (const entry of input.executions) {
       const { id, describe } = typeof entry === 'string' ? { id: entry, describe: undefined } : entry;
       try {
-        const job = await this.visibleJob(caller, id);
+        const job = await this.visibleExecution(caller, id);
         results.push({ describe: await this.describeRow(job, describe ?? input.describe ?? true, now, treeCache) });
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;
