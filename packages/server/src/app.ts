@@ -158,7 +158,7 @@ export async function createPlatform(config: ResolvedConfig, log: Logger = creat
     defaultTimeoutMs: config.engine.defaultTimeoutHours * 3_600_000,
   });
   const jobLogQuery = new JobLogsQuery(jobs, jobLogs, auth, stores);
-  const workflows = new WorkflowsService(stores, objects, jobs);
+  const workflows = new WorkflowsService(stores, access, objects, jobs);
   const analyses = new AnalysesService(stores, access, jobs, engine, workflows);
   analyses.attach();
 

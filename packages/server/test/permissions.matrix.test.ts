@@ -365,6 +365,65 @@ function appletRows(): Row[] {
   return rows;
 }
 
+/**
+ * Workflows are open data objects while they are edited: reading needs VIEW, editing them (and the
+ * metadata of the open object) UPLOAD, running one in P CONTRIBUTE. P's owner makes the workflow
+ * (one stage: the fixture's applet) once per fixture.
+ */
+function workflowRows(): Row[] {
+  const needs = () => ({ applet: true });
+  const made = new WeakMap<Fixture, Promise<string>>();
+  const workflow = (x: Ctx) => {
+    let id = made.get(x.fx);
+    if (!id) {
+      id = x.world.owner.client
+        .call('workflow/new', { project: x.p, name: 'matrix-workflow', stages: [{ id: 'stage-a', executable: x.fx.applet ?? '' }] })
+        .then((created) => created.id);
+      made.set(x.fx, id);
+    }
+    return id;
+  };
+  const on = (x: Ctx, method: string, body: Record<string, unknown>) => workflow(x).then((id) => x.as.post(id, method, body));
+  const rows: Row[] = [
+    row({ title: 'workflow/new', min: 'UPLOAD', call: (x) => x.as.post('workflow', 'new', { project: x.p, name: 'made' }) }),
+    row({ title: 'workflow/import', min: 'UPLOAD', call: (x) => x.as.post('workflow', 'import', { project: x.p, source: { name: 'imported', stages: [] } }) }),
+    read({ title: 'workflow-xxxx/describe', min: 'VIEW', needs, call: (x) => on(x, 'describe', { project: x.p }) }),
+    read({ title: 'workflow-xxxx/getDetails', min: 'VIEW', needs, call: (x) => on(x, 'getDetails', {}) }),
+    read({ title: 'workflow-xxxx/listProjects', min: 'VIEW', needs, call: (x) => on(x, 'listProjects', {}) }),
+    read({ title: 'workflow-xxxx/export', min: 'VIEW', needs, call: (x) => on(x, 'export', {}) }),
+    read({
+      title: 'workflow-xxxx/isStageCompatible',
+      min: 'VIEW',
+      needs,
+      call: (x) => on(x, 'isStageCompatible', { stage: 'stage-a', executable: x.fx.applet }),
+    }),
+    read({ title: 'workflow-xxxx/dryRun', min: 'CONTRIBUTE', needs, call: (x) => on(x, 'dryRun', { project: x.p, input: {} }) }),
+    row({ title: 'workflow-xxxx/run', min: 'CONTRIBUTE', needs, call: (x) => on(x, 'run', { project: x.p, input: {} }) }),
+    row({ title: 'workflow-xxxx/addStage', min: 'UPLOAD', needs, call: (x) => on(x, 'addStage', { editVersion: 0, executable: x.fx.applet }) }),
+    row({ title: 'workflow-xxxx/removeStage', min: 'UPLOAD', needs, call: (x) => on(x, 'removeStage', { editVersion: 0, stage: 'stage-a' }) }),
+    row({ title: 'workflow-xxxx/moveStage', min: 'UPLOAD', needs, call: (x) => on(x, 'moveStage', { editVersion: 0, stage: 'stage-a', newIndex: 0 }) }),
+    row({ title: 'workflow-xxxx/update', min: 'UPLOAD', needs, call: (x) => on(x, 'update', { editVersion: 0, title: 'renamed' }) }),
+    row({
+      title: 'workflow-xxxx/updateStageExecutable',
+      min: 'UPLOAD',
+      needs,
+      call: (x) => on(x, 'updateStageExecutable', { editVersion: 0, stage: 'stage-a', executable: x.fx.applet }),
+    }),
+    row({
+      title: 'workflow-xxxx/overwrite',
+      min: 'UPLOAD',
+      needs,
+      call: async (x) => on(x, 'overwrite', { editVersion: 0, from: { id: await workflow(x) } }),
+    }),
+    row({ title: 'workflow-xxxx/close', min: 'UPLOAD', needs, call: (x) => on(x, 'close', {}) }),
+    row({ title: 'workflow-xxxx/setDetails (open)', min: 'UPLOAD', needs, call: (x) => on(x, 'setDetails', { project: x.p, details: { a: 1 } }) }),
+  ];
+  for (const [method, body] of METADATA_METHODS) {
+    rows.push(row({ title: `workflow-xxxx/${method} (open)`, min: 'UPLOAD', needs, call: (x) => on(x, method, { project: x.p, ...body }) }));
+  }
+  return rows;
+}
+
 const PROTECTED: Settings = { protected: true };
 const protectedRows: Row[] = [
   // Only ADMINISTER deletes in a protected project...
@@ -447,6 +506,7 @@ const MATRIX: Row[] = [
   ...objectRows('file'),
   ...objectRows('record'),
   ...appletRows(),
+  ...workflowRows(),
   ...protectedRows,
   ...downloadRestrictedRows,
   ...restrictedRows,

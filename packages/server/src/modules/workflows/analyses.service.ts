@@ -149,15 +149,16 @@ export class AnalysesService {
   }
 
   private async prepare(caller: Caller, workflowId: string, input: RunInput, now: number): Promise<{ row: JobRow; spec: AnalysisSpec; jobs: NewJobParams[] }> {
-    if (!input.project) throw invalidInput('"project" is required: the project the analysis runs in and its outputs go to');
-    if (input.costLimit !== undefined) throw invalidInput('"costLimit" is not supported on workflow runs yet: set it on the stages’ executables’ runs');
     let loaded: Awaited<ReturnType<WorkflowsService['load']>>;
     try {
       loaded = await this.workflows.load(caller, workflowId, input.project);
     } catch (error) {
-      if (!(error instanceof ApiError) || error.type !== 'ResourceNotFound') throw error;
+      // The workflow may live outside the project it runs in.
+      if (!input.project || !(error instanceof ApiError) || !['ResourceNotFound', 'PermissionDenied'].includes(error.type)) throw error;
       loaded = await this.workflows.load(caller, workflowId);
     }
+    if (!input.project) throw invalidInput('"project" is required: the project the analysis runs in and its outputs go to');
+    if (input.costLimit !== undefined) throw invalidInput('"costLimit" is not supported on workflow runs yet: set it on the stages’ executables’ runs');
     const { content } = loaded;
     if (!content.stages.length) throw invalidInput(`${workflowId} has no stages to run`);
     const { project } = await this.access.require(caller, input.project, 'CONTRIBUTE', 'Running workflows');

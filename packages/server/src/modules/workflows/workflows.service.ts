@@ -10,7 +10,7 @@ import type { ObjectInContainer } from '../data-objects/objects.repository.js';
 import type { Executable } from '../executables/executable-spec.js';
 import { checkAgainstSpec } from '../jobs/job-io.js';
 import type { JobsService } from '../jobs/jobs.service.js';
-import type { ProjectAccess } from '../projects/access.service.js';
+import type { AccessService, ProjectAccess } from '../projects/access.service.js';
 import { DEFAULT_WORKFLOW_FORMAT, type WorkflowDocument, workflowFormat } from './importers/index.js';
 import {
   computedInputSpec,
@@ -89,6 +89,7 @@ export function workflowContentOf(row: Pick<ObjectInContainer, 'content'>): Work
 export class WorkflowsService {
   constructor(
     private readonly stores: Stores,
+    private readonly access: AccessService,
     private readonly objects: DataObjectsService,
     private readonly jobs: JobsService,
   ) {}
@@ -138,6 +139,7 @@ export class WorkflowsService {
   // ---- creating ----
 
   async create(caller: Caller, input: RouteParsedInput<'workflow/new'>, now: number): Promise<{ id: string; editVersion: number }> {
+    await this.access.require(caller, input.project, 'UPLOAD', 'Creating a workflow');
     let content: WorkflowContent = { ...EMPTY_CONTENT };
     if (input.initializeFrom) {
       const source = await this.load(caller, input.initializeFrom.id, input.initializeFrom.project);
@@ -188,7 +190,7 @@ export class WorkflowsService {
         title: document.title,
         summary: document.summary,
         description: document.description,
-        outputFolder: document.outputFolder ? (document.outputFolder.startsWith('/') ? document.outputFolder : `/${document.outputFolder}`) : undefined,
+        outputFolder: document.outputFolder,
         stages: document.stages,
         inputs: document.inputs,
         outputs: document.outputs,
@@ -407,12 +409,12 @@ export class WorkflowsService {
   }
 
   async overwrite(caller: Caller, id: string, input: RouteParsedInput<'workflow-xxxx/overwrite'>, now: number) {
-    const source = await this.load(caller, input.from.id, input.from.project);
     return this.edit(
       caller,
       id,
       input.editVersion,
-      (content) => {
+      async (content) => {
+        const source = await this.load(caller, input.from.id, input.from.project);
         Object.assign(content, {
           title: source.content.title,
           summary: source.content.summary,

@@ -1,4 +1,4 @@
-import { describeZodError, objectNameSchema, workflowInputsSchema, workflowOutputsSchema, workflowStageSchema } from '@panx/contract';
+import { describeZodError, folderPathSchema, objectNameSchema, workflowInputsSchema, workflowOutputsSchema, workflowStageSchema } from '@panx/contract';
 import { z } from 'zod';
 import { invalidInput } from '../../../errors.js';
 import type { WorkflowDocument, WorkflowFormat } from './format.js';
@@ -16,7 +16,14 @@ const documentSchema = z
     title: z.string().max(1024).nullable().optional(),
     summary: z.string().max(10_000).nullable().optional(),
     description: z.string().max(100_000).nullable().optional(),
-    outputFolder: z.string().max(4096).nullable().optional(),
+    /** Absolute, or taken from the root. */
+    outputFolder: z
+      .string()
+      .max(4096)
+      .transform((folder) => (folder.startsWith('/') ? folder : `/${folder}`))
+      .pipe(folderPathSchema)
+      .nullable()
+      .optional(),
     stages: z.array(workflowStageSchema).max(1000),
     inputs: workflowInputsSchema.nullable().optional(),
     outputs: workflowOutputsSchema.nullable().optional(),
