@@ -3,9 +3,11 @@ import '@mantine/notifications/styles.css';
 import './app/global.css';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { App } from './app/App';
+import { App, createAppQueryClient } from './app/App';
 import { boot } from './app/boot';
 import { configureErrorReporting, installGlobalErrorHandlers, reportClientError } from './app/error-reporting';
+import { preloadPage } from './app/routes';
+import { currentUserQuery } from './features/auth/hooks';
 import { sessionStore } from './features/auth/session';
 import { SESSION_KEY } from './features/auth/session-store';
 import { initApi, setApiToken } from './lib/api';
@@ -15,6 +17,9 @@ import { resolveLanguage } from './lib/i18n';
 async function start(): Promise<void> {
   const language = resolveLanguage(navigator.languages);
   document.documentElement.lang = language;
+
+  // The page's chunk downloads while the start-up calls run.
+  preloadPage(window.location.pathname, sessionStore.getSnapshot().session !== null);
 
   const result = await boot({
     fetch: window.fetch.bind(window),
@@ -43,13 +48,18 @@ async function start(): Promise<void> {
   });
   installGlobalErrorHandlers();
 
+  // The shell waits for the signed-in user's description; ask for it now, while the page's chunk loads.
+  const queryClient = createAppQueryClient();
+  const restored = sessionStore.getSnapshot().session;
+  if (restored) void queryClient.prefetchQuery(currentUserQuery(restored.userId));
+
   const root = document.getElementById('root');
   if (!root) throw new Error('index.html has no #root element');
   createRoot(root, {
     onUncaughtError: (error) => reportClientError('render', error),
   }).render(
     <StrictMode>
-      <App runtime={{ config: result.config, manifest: result.manifest, apiBaseUrl: result.apiBaseUrl, language }} />
+      <App runtime={{ config: result.config, manifest: result.manifest, apiBaseUrl: result.apiBaseUrl, language }} queryClient={queryClient} />
     </StrictMode>,
   );
 }

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { FEATURE_FLAGS, HEARTBEAT_INTERVAL_MS, SESSION_GRACE_PERIOD_MS, SESSION_TIMEOUT_MS } from '../constants.js';
 import { systemRoute } from '../route.js';
 
 /** Runtime configuration of the web app (SPEC §3); the server merges its settings over the defaults. */
@@ -20,29 +19,7 @@ export const runtimeConfigSchema = z
   .loose();
 export type RuntimeConfig = z.infer<typeof runtimeConfigSchema>;
 
-/** The runtime configuration before any operator setting: SPEC §9 values, every feature flag off. */
-export function defaultRuntimeConfig(apiOrigin: string): RuntimeConfig {
-  const url = new URL(apiOrigin);
-  const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
-  return {
-    apiServer: { proto: url.protocol.replace(':', ''), host: url.hostname, port, hostName: url.host },
-    sessionTimeout: {
-      gracePeriod: SESSION_GRACE_PERIOD_MS,
-      highSecurity: SESSION_TIMEOUT_MS.high,
-      normalSecurity: SESSION_TIMEOUT_MS.normal,
-      lowSecurity: SESSION_TIMEOUT_MS.low,
-    },
-    heartbeat: HEARTBEAT_INTERVAL_MS,
-    polling: { interval: 0 },
-    featuredProjects: [],
-    communityPortalOrgIds: [],
-    partnerOrgs: [],
-    toolCategories: [],
-    maintenanceWindow: { active: false },
-    flags: Object.fromEntries(FEATURE_FLAGS.map((flag) => [flag, false])),
-    selfSignUp: false,
-  };
-}
+export { defaultRuntimeConfig } from '../runtime-config-defaults.js';
 
 export const uiConfigRoutes = {
   'system/getUIConfig': systemRoute('getUIConfig', {

@@ -1,6 +1,6 @@
 import { createTheme, MantineProvider } from '@mantine/core';
 import { Notifications } from '@mantine/notifications';
-import { QueryClientProvider } from '@tanstack/react-query';
+import { type QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { useState } from 'react';
 import { createBrowserRouter, RouterProvider } from 'react-router';
 import { sessionStore } from '../features/auth/session';
@@ -15,10 +15,14 @@ const theme = createTheme({
   headings: { fontFamily: "system-ui, -apple-system, 'Segoe UI', Roboto, 'DejaVu Sans', 'Helvetica Neue', Arial, sans-serif" },
 });
 
+/** The app's query client: an expired or revoked token on any call ends the session; the shell then sends the user to sign in. */
+export function createAppQueryClient(): QueryClient {
+  return createQueryClient(() => sessionStore.end('expired'));
+}
+
 /** Providers: runtime configuration, Mantine, TanStack Query, React Router. */
-export function App({ runtime }: { runtime: Runtime }) {
-  // An expired or revoked token on any call ends the session; the shell then sends the user to sign in.
-  const [queryClient] = useState(() => createQueryClient(() => sessionStore.end('expired')));
+export function App({ runtime, queryClient: given }: { runtime: Runtime; queryClient?: QueryClient }) {
+  const [queryClient] = useState(() => given ?? createAppQueryClient());
   const [router] = useState(() => createBrowserRouter(buildRoutes()));
   return (
     <RuntimeProvider runtime={runtime}>

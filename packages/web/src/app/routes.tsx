@@ -2,7 +2,7 @@ import type { ComponentType } from 'react';
 import { type RouteObject, useRouteError } from 'react-router';
 import { ErrorView } from '../ui/ErrorView';
 import { reportClientError } from './error-reporting';
-import { type PageKey, ROUTES, routerPath } from './route-rules';
+import { matchRoute, type PageKey, ROUTES, routerPath, stripBase } from './route-rules';
 import { FullPageLoader, Shell } from './Shell';
 
 type PageModule = () => Promise<{ Component: ComponentType }>;
@@ -21,6 +21,19 @@ const PAGES: Record<PageKey, PageModule> = {
   setup2fa: () => import('../features/two-factor/SetupTwoFactorPage').then((module) => ({ Component: module.SetupTwoFactorPage })),
   notAvailable: () => import('../features/placeholder/NotAvailablePage').then((module) => ({ Component: module.NotAvailablePage })),
 };
+
+/**
+ * Starts loading the chunk of the page at `pathname` (with the /panx base) before the start-up sequence
+ * ends, so that it downloads while the configuration is fetched; the router later finds it loaded.
+ * Pages that need a signed-in user are preloaded only when a session is stored.
+ */
+export function preloadPage(pathname: string, signedIn: boolean): void {
+  const matched = matchRoute(stripBase(pathname) ?? '');
+  if (!matched || (!matched.route.public && !signedIn)) return;
+  PAGES[matched.route.page]().catch(() => {
+    // The router loads it again and reports a failure where it can show it.
+  });
+}
 
 /** A page that failed to render: reported, and the error page shown inside the shell. */
 function PageError() {

@@ -7,13 +7,20 @@ import { sessionStore, useSession } from './session';
 
 export const userKey = (userId: string | undefined) => ['user', userId ?? 'anonymous'] as const;
 
+/** How the signed-in user's description is fetched (also prefetched at start-up, see main.tsx). */
+export function currentUserQuery(userId: string | undefined) {
+  return {
+    queryKey: userKey(userId),
+    queryFn: () => api().call('user-xxxx/describe', userId ?? '', {}) as Promise<UserDescribe>,
+  };
+}
+
 /** The signed-in user's full description (profile, orgs, security level, session data). */
 export function useCurrentUser() {
   const { session } = useSession();
   const userId = session?.userId;
   return useQuery({
-    queryKey: userKey(userId),
-    queryFn: () => api().call('user-xxxx/describe', userId ?? '', {}) as Promise<UserDescribe>,
+    ...currentUserQuery(userId),
     enabled: userId !== undefined,
     throwOnError: false,
   });

@@ -1,5 +1,5 @@
 import { isApiError } from '@panx/client';
-import { type TwoFactorSetupRequired, twoFactorSetupRequiredSchema } from '@panx/contract';
+import { TWO_FACTOR_SETUP_REQUIRED, type TwoFactorSetupRequired } from '@panx/contract';
 import type { KeyValueStorage } from '../auth/session-store';
 
 /** The enrolment of a user whose sign-in required two-factor set-up (kept for this tab only, never in a URL). */
@@ -15,8 +15,25 @@ export const ENROLMENT_KEY = 'panx.enrolment';
 /** The sign-in was refused until two-factor authentication is set up: the error's details, or undefined. */
 export function setupRequiredDetails(error: unknown): TwoFactorSetupRequired | undefined {
   if (!isApiError(error, 'InvalidAuthentication')) return undefined;
-  const parsed = twoFactorSetupRequiredSchema.safeParse(error.details);
-  return parsed.success ? parsed.data : undefined;
+  // Checked by hand: the contract's zod schema would bring zod into the sign-in page's code.
+  const details = error.details as Partial<Record<keyof TwoFactorSetupRequired, unknown>> | undefined;
+  if (
+    details?.reason !== TWO_FACTOR_SETUP_REQUIRED ||
+    typeof details.enrolmentToken !== 'string' ||
+    typeof details.expires !== 'number' ||
+    typeof details.setupPath !== 'string' ||
+    !Array.isArray(details.requiredBy) ||
+    !details.requiredBy.every((subject) => typeof subject === 'string')
+  ) {
+    return undefined;
+  }
+  return {
+    reason: TWO_FACTOR_SETUP_REQUIRED,
+    requiredBy: details.requiredBy,
+    enrolmentToken: details.enrolmentToken,
+    expires: details.expires,
+    setupPath: details.setupPath,
+  };
 }
 
 export function savePendingEnrolment(storage: KeyValueStorage, enrolment: PendingEnrolment): void {
