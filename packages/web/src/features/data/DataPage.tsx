@@ -124,7 +124,7 @@ export function DataPage() {
     searching && search !== 'invalid',
   );
   const source = searching ? found : listing;
-  const { rows: objectRows, folders: subfolders } = flattenPages(source.data);
+  const { rows: objectRows, folders: subfolders } = useMemo(() => flattenPages(source.data), [source.data]);
   const folderMode = folderFilterMode(page);
   const nameValue = typeof page.filterValues.name === 'string' ? page.filterValues.name : '';
   const nameMode = page.filterValues.nameMode === 'regex' ? 'regex' : 'text';
@@ -135,8 +135,11 @@ export function DataPage() {
     return all.filter((path) => match(path.slice(path.lastIndexOf('/') + 1)));
   }, [page.scope.selectedScope, folderMode, searching, tree, folder, subfolders, nameValue, nameMode]);
   const rows = useMemo(
-    () => (search === 'invalid' ? [] : sortRows([...shownFolders.map((path) => folderRow(projectId, path)), ...objectRows], options.sortOrder)),
-    [search, shownFolders, objectRows, projectId, options.sortOrder],
+    () =>
+      search === 'invalid'
+        ? []
+        : sortRows([...shownFolders.map((path) => folderRow(projectId, path)), ...objectRows], source.hasNextPage ? [] : options.sortOrder),
+    [search, shownFolders, objectRows, projectId, options.sortOrder, source.hasNextPage],
   );
 
   // Sorting needs every object: load the remaining pages.
@@ -519,38 +522,42 @@ export function DataPage() {
                 ]}
                 aria-label="Name filter mode"
               />
-              <Select
-                size="xs"
-                label="Scope"
-                w={150}
-                data={[
-                  { value: 'folder', label: 'Current folder' },
-                  { value: 'project', label: 'Whole project' },
-                ]}
-                value={page.scope.selectedScope}
-                onChange={(value) => dispatchFilter({ type: 'setScope', pageId: PAGE_ID, scope: value === 'project' ? 'project' : 'folder' })}
-                allowDeselect={false}
-              />
-              <Select
-                size="xs"
-                label="Type"
-                w={110}
-                placeholder="Any"
-                clearable
-                data={CLASSES}
-                value={(page.filterValues.class as string) || null}
-                onChange={(value) => setFilter('class', value ?? undefined)}
-              />
-              <Select
-                size="xs"
-                label="State"
-                w={110}
-                placeholder="Any"
-                clearable
-                data={STATES}
-                value={(page.filterValues.state as string) || null}
-                onChange={(value) => setFilter('state', value ?? undefined)}
-              />
+              {(!narrow || page.openedFilterIDs.includes('more')) && (
+                <>
+                  <Select
+                    size="xs"
+                    label="Scope"
+                    w={150}
+                    data={[
+                      { value: 'folder', label: 'Current folder' },
+                      { value: 'project', label: 'Whole project' },
+                    ]}
+                    value={page.scope.selectedScope}
+                    onChange={(value) => dispatchFilter({ type: 'setScope', pageId: PAGE_ID, scope: value === 'project' ? 'project' : 'folder' })}
+                    allowDeselect={false}
+                  />
+                  <Select
+                    size="xs"
+                    label="Type"
+                    w={110}
+                    placeholder="Any"
+                    clearable
+                    data={CLASSES}
+                    value={(page.filterValues.class as string) || null}
+                    onChange={(value) => setFilter('class', value ?? undefined)}
+                  />
+                  <Select
+                    size="xs"
+                    label="State"
+                    w={110}
+                    placeholder="Any"
+                    clearable
+                    data={STATES}
+                    value={(page.filterValues.state as string) || null}
+                    onChange={(value) => setFilter('state', value ?? undefined)}
+                  />
+                </>
+              )}
               <Button
                 size="xs"
                 variant={page.openedFilterIDs.length ? 'light' : 'default'}

@@ -1,6 +1,7 @@
 import { UnstyledButton } from '@mantine/core';
 import classes from './DataPage.module.css';
 import { type FolderTree as Tree, visibleFolders } from './folder-tree';
+import { FolderIcon, ProjectIcon } from './icons';
 
 /** The folder tree (SPEC §3): click a name to open the folder, the arrow to expand or collapse it. */
 export function FolderTree({
@@ -40,7 +41,8 @@ export function FolderTree({
               title={entry.path}
               aria-current={entry.path === active ? 'location' : undefined}
             >
-              <span aria-hidden>{entry.isRootProject ? '🏠' : '📁'}</span> {entry.isRootProject ? projectName : entry.name}
+              {entry.isRootProject ? <ProjectIcon /> : <FolderIcon open={entry.path === active} />}
+              <span className={classes.ellipsis}>{entry.isRootProject ? projectName : entry.name}</span>
             </UnstyledButton>
           </li>
         ))}

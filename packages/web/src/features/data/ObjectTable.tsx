@@ -5,13 +5,12 @@ import { type ReactNode, useEffect, useMemo, useRef } from 'react';
 import { formatDate } from '../../lib/format';
 import { formatBytes } from '../viewer/formats';
 import classes from './DataPage.module.css';
+import { FileIcon, FolderIcon } from './icons';
 import { type BrowserRow, DATA_COLUMN_LABELS, DATA_COLUMNS, type DataColumn, type DataTableOptions } from './table-options';
 
 const features = tableFeatures({ columnVisibilityFeature, columnSizingFeature });
 const helper = createColumnHelper<typeof features, BrowserRow>();
 export const ROW_HEIGHT = 40;
-
-const ICONS: Record<string, string> = { folder: '📁', file: '📄', record: '🗂', applet: '⚙', workflow: '🔀' };
 
 export interface RowHandlers {
   selected: ReadonlySet<string>;
@@ -22,14 +21,14 @@ export interface RowHandlers {
 }
 
 const DEFAULT_SIZES: Record<DataColumn, number> = {
-  name: 340,
-  class: 90,
-  state: 90,
-  level: 100,
-  size: 100,
-  tags: 150,
-  created: 120,
-  modified: 120,
+  name: 260,
+  class: 76,
+  state: 84,
+  level: 90,
+  size: 90,
+  tags: 120,
+  created: 112,
+  modified: 112,
 };
 
 function buildColumns(handlers: RowHandlers, options: DataTableOptions) {
@@ -53,9 +52,7 @@ function buildColumns(handlers: RowHandlers, options: DataTableOptions) {
       size: size('name'),
       cell: ({ row }) => (
         <UnstyledButton className={classes.nameButton} onClick={() => handlers.onOpen(row.original)} title={row.original.name}>
-          <span aria-hidden className={classes.icon}>
-            {ICONS[row.original.class] ?? '📄'}
-          </span>
+          <span className={classes.icon}>{row.original.kind === 'folder' ? <FolderIcon /> : <FileIcon kind={row.original.class} />}</span>
           <span className={classes.ellipsis}>{row.original.name}</span>
           {row.original.hidden && (
             <Badge size="xs" color="gray" variant="light" ml={4}>

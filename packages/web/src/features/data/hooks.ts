@@ -6,8 +6,9 @@ import type { DateRange, FilterValue, PageFilterState, PropertyCondition } from 
 import { type NameFilterMode, serverNameFilter } from './name-filter';
 import type { BrowserRow } from './table-options';
 
-/** Objects per listFolder / findDataObjects call. */
-export const OBJECTS_PER_REQUEST = 1000;
+/** Objects in the first listFolder / findDataObjects call (first rows fast), then in each later one. */
+export const FIRST_PAGE_OBJECTS = 1000;
+export const NEXT_PAGE_OBJECTS = 5000;
 
 const DESCRIBE_FIELDS = {
   fields: {
@@ -96,7 +97,7 @@ export function useFolderListing(projectId: string, folder: string, options: { i
       const result = await api().call('project-xxxx/listFolder', projectId, {
         folder,
         describe: DESCRIBE_FIELDS,
-        limit: OBJECTS_PER_REQUEST,
+        limit: pageParam === undefined ? FIRST_PAGE_OBJECTS : NEXT_PAGE_OBJECTS,
         includeHidden: options.includeHidden,
         only: pageParam === undefined ? 'all' : 'objects',
         ...(pageParam !== undefined ? { starting: pageParam } : {}),
@@ -154,7 +155,7 @@ export function useObjectSearch(projectId: string, input: SearchInput, enabled: 
       const result = await api().call('system/findDataObjects', {
         ...searchRequest(projectId, input),
         describe: DESCRIBE_FIELDS,
-        limit: OBJECTS_PER_REQUEST,
+        limit: 1000,
         ...(pageParam !== undefined ? { starting: pageParam } : {}),
       } as RouteInput<'system/findDataObjects'>);
       return { rows: result.results.map((r) => toObjectRow(projectId, r.id, r.describe)), folders: [], next: result.next ?? undefined };

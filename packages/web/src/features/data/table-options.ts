@@ -104,10 +104,12 @@ export interface BrowserRow {
   types: string[];
 }
 
+const collator = new Intl.Collator(undefined, { sensitivity: 'base', numeric: true });
+
 function compareBy(a: BrowserRow, b: BrowserRow, column: DataColumn): number {
   switch (column) {
     case 'name':
-      return a.name.localeCompare(b.name, undefined, { sensitivity: 'base', numeric: true });
+      return collator.compare(a.name, b.name);
     case 'class':
       return a.class.localeCompare(b.class);
     case 'state':

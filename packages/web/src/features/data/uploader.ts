@@ -285,10 +285,24 @@ export class Uploader {
       await api().call('file-xxxx/setVisibility', item.fileId ?? '', { project: item.project, hidden: false });
       await api().call('file-xxxx/close', item.fileId ?? '', {});
       this.forgetRecord(item.key);
+      await this.waitUntilClosed(item);
       this.update(job, { status: 'done' });
       for (const listener of this.listeners) listener(job.item);
     } catch (error) {
       this.fail(job, error);
+    }
+  }
+
+  /** Closing assembles the parts; the listing is refreshed once the file is closed (or after a while anyway). */
+  private async waitUntilClosed(item: UploadItem): Promise<void> {
+    for (let delay = 100, waited = 0; waited < 60_000; waited += delay, delay = Math.min(delay * 2, 2000)) {
+      try {
+        const { state } = await api().call('file-xxxx/describe', item.fileId ?? '', { project: item.project, fields: { state: true } });
+        if (state !== 'closing' && state !== 'open') return;
+      } catch {
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, delay));
     }
   }
 
