@@ -84,6 +84,7 @@ describe.skipIf(!available)('project and data pages in Chromium', { timeout: 120
     await page.mouse.move(0, 0);
     for (const size of [WIDE, NARROW]) {
       await page.setViewportSize(size);
+      await page.evaluate(() => window.scrollTo(0, 0));
       await page.waitForTimeout(250);
       await page.screenshot({ path: path.join(shotsDir, `${name}-${size.width}.png`), fullPage: true });
     }

@@ -18,7 +18,6 @@ import {
   Text,
   TextInput,
   Title,
-  Tooltip,
 } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { columnSizingFeature, columnVisibilityFeature, createColumnHelper, tableFeatures, useTable } from '@tanstack/react-table';
@@ -142,14 +141,12 @@ function buildColumns(actions: RowActions) {
     helper.accessor('modified', { header: PROJECT_COLUMN_LABELS.modified, size: 120, cell: ({ getValue }) => formatDate(getValue(), actions.language) }),
     helper.display({
       id: 'details',
-      size: 48,
+      size: 72,
       header: () => null,
       cell: ({ row }) => (
-        <Tooltip label="Details" withinPortal>
-          <ActionIcon variant="subtle" color="gray" aria-label={`Details of ${row.original.name}`} onClick={() => actions.onDetails(row.original)}>
-            ⓘ
-          </ActionIcon>
-        </Tooltip>
+        <Button size="compact-xs" variant="subtle" color="gray" aria-label={`Details of ${row.original.name}`} onClick={() => actions.onDetails(row.original)}>
+          Details
+        </Button>
       ),
     }),
   ]);
@@ -329,7 +326,7 @@ export function ProjectsPage() {
           </EmptyState>
         ) : (
           <Table.ScrollContainer minWidth={narrow ? 0 : 720}>
-            <Table verticalSpacing={6} highlightOnHover className={classes.table} aria-label="Projects">
+            <Table verticalSpacing={6} highlightOnHover className={narrow ? undefined : classes.table} aria-label="Projects">
               <Table.Thead>
                 {table.getHeaderGroups().map((group) => (
                   <Table.Tr key={group.id}>
@@ -340,7 +337,7 @@ export function ProjectsPage() {
                       return (
                         <Table.Th
                           key={header.id}
-                          style={{ width: header.getSize() }}
+                          style={narrow ? undefined : { width: header.getSize() }}
                           aria-sort={sorted ? (state.sortAsc ? 'ascending' : 'descending') : undefined}
                         >
                           {id === 'select' ? (
