@@ -8,6 +8,7 @@ import { registerJobCommands } from './commands/jobs.js';
 import { registerMetadataCommands } from './commands/metadata.js';
 import { registerProjectCommands } from './commands/projects.js';
 import { registerTransferCommands } from './commands/transfer.js';
+import { registerWorkflowCommands } from './commands/workflows.js';
 import { CLI_VERSION } from './session.js';
 
 /** The `px` command tree. Parse errors throw a CommanderError instead of exiting (see main.ts). */
@@ -31,6 +32,7 @@ Settings: ~/.panx/config.json (PANX_CONFIG_DIR moves it); PANX_SERVER, PANX_TOKE
   registerFindCommands(program);
   registerTransferCommands(program);
   registerJobCommands(program);
+  registerWorkflowCommands(program);
   registerAdminCommands(program);
   registerApiCommand(program);
   return program;

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Platform } from './app.js';
 import { bundledAppsEnabled, loadAppCatalogue } from './demo/app-catalogue.js';
 import { loadDemoData } from './demo/demo-data.js';
+import { loadDemoWorkflows } from './demo/demo-workflows.js';
 import { newSecret } from './lib/ids.js';
 
 export interface AdminCredentials {
@@ -62,6 +63,9 @@ export async function bootstrap(platform: Platform): Promise<AdminCredentials> {
   if (bundledAppsEnabled(config.createDemoProject)) {
     const caller = { userId: adminId, tokenId: 'bootstrap', tokenKind: 'api' as const, isAdmin: true, scope: null };
     await loadAppCatalogue(services, caller, { log: platform.log, now });
+    // The workflows of apps/workflows (the germline workflow), built from those apps in the demo project.
+    const demo = config.createDemoProject ? (await services.projects.find(caller, { name: 'Demo project', limit: 1 })).results[0] : undefined;
+    if (demo) await loadDemoWorkflows(services, caller, demo.id, { log: platform.log, now });
   }
   return { username, password: config.admin.password ? '(as configured in PANX_ADMIN_PASSWORD)' : password, token };
 }

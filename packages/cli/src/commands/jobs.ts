@@ -208,10 +208,20 @@ interface RunOptions {
   dependsOn: string[];
   tag: string[];
   json?: boolean;
+  rerunStage: string[];
+  stageFolder: string[];
 }
 
 async function runExecutable(spec: string, options: RunOptions): Promise<void> {
   const ctx = connect();
+  // Workflows run as analyses (commands/workflows.ts).
+  const workflows = await import('./workflows.js');
+  const workflow = await workflows.workflowTarget(ctx, spec);
+  if (workflow) {
+    if (options.costLimit !== undefined) throw new UsageError('--cost-limit applies to applets and apps, not to workflows');
+    return workflows.runWorkflow(ctx, workflow, options);
+  }
+  if (options.rerunStage.length || options.stageFolder.length) throw new UsageError('--rerun-stage and --stage-folder apply to workflows');
   const executable = await resolveExecutable(ctx, spec);
   const project = options.project ? (await resolveProject(ctx.client, options.project.replace(/:$/, ''))).id : requireProject(ctx.session);
   const input = await parseInputs(ctx, options.input, executable.inputSpec);
@@ -314,7 +324,9 @@ export function registerJobCommands(program: Command): void {
   withJson(
     program
       .command('run <executable>')
-      .description('run an applet or app (ID, app name, or applet path or name); inputs as -iname=value (files by ID, path or name; job-xxxx:field)')
+      .description(
+        'run an applet, app or workflow (ID, app name, or path or name); inputs as -iname=value (files by ID, path or name; job-xxxx:field), for workflows -i<stage>.name=value (stage ID, index or name)',
+      )
       .option('-i, --input <name=value>', 'an input (repeat for several, and for each element of an array input)', collect, [])
       .option('--instance-type <type>', 'instance type for every entry point (e.g. mem2_ssd1_x2)')
       .option('--folder <folder>', 'output folder (default: the current folder)')
@@ -325,16 +337,23 @@ export function registerJobCommands(program: Command): void {
       .option('--cost-limit <usd>', 'stop the job tree when it has cost this much')
       .option('--depends-on <id>', 'wait for this job (done) or data object (closed); repeatable', collect, [])
       .option('--tag <tag>', 'tag the job (repeatable)', collect, [])
-      .option('--watch', 'follow the log until the job ends (exit code 3 if it fails)')
+      .option('--rerun-stage <stage>', 'workflows: run this stage even if an identical job could be reused ("*": every stage); repeatable', collect, [])
+      .option('--stage-folder <stage=folder>', 'workflows: output folder of a stage, relative to --folder; repeatable', collect, [])
+      .option('--watch', 'follow the log until the job (or analysis) ends (exit code 3 if it fails)')
       .option('-y, --yes', 'do not ask for confirmation')
       .action((executable: string, options: RunOptions) => runExecutable(executable, options)),
   );
 
   program
     .command('watch <job>')
-    .description('follow the log of a job and its subjobs live until it ends (exit code 3 if it fails)')
+    .description('follow the log of a job and its subjobs (or of an analysis’s stage jobs) live until it ends (exit code 3 if it fails)')
     .option('--no-recurse', 'only this job, not its subjobs')
     .action(async (jobId: string, options: { recurse: boolean }) => {
+      if (/^analysis-[0-9A-Za-z]{24}$/.test(jobId)) {
+        const { watchAnalysis } = await import('./workflows.js');
+        await watchAnalysis(connect(), jobId);
+        return;
+      }
       if (!JOB_ID.test(jobId)) throw new UsageError(`"${jobId}" is not a job ID (job-xxxx)`);
       await watchJob(connect(), jobId, { recurse: options.recurse });
     });

@@ -163,9 +163,12 @@ export function registerMetadataCommands(program: Command): void {
         const ctx = connect();
         const described = await describeAny(ctx, spec);
         if (options.json) return printJson(described.length === 1 ? described[0] : described);
+        const { printStagesOf, withoutStages } = await import('./workflows.js');
         described.forEach((entry, i) => {
           if (i) print();
-          printFields(describeFields(entry));
+          printFields(describeFields(withoutStages(entry)));
+          // Workflows and analyses: their stages as a table.
+          printStagesOf(entry);
         });
       }),
   );
