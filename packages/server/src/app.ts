@@ -217,7 +217,9 @@ export async function createPlatform(config: ResolvedConfig, log: Logger = creat
   sweeper.unref();
 
   let scheduler: Scheduler | undefined;
+  let stopAnalysisSweeps = () => {};
   if (config.engine.enabled) {
+    stopAnalysisSweeps = analyses.startSweeping(60_000);
     const executor: Executor =
       config.engine.executor === 'slurm'
         ? await createSlurmExecutor(config.engine.slurm)
@@ -277,6 +279,7 @@ export async function createPlatform(config: ResolvedConfig, log: Logger = creat
     scheduler,
     async close() {
       clearInterval(sweeper);
+      stopAnalysisSweeps();
       await scheduler?.close();
       jobLogQuery.closeAll();
       await http.close();

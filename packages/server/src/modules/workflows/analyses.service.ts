@@ -399,6 +399,27 @@ export class AnalysesService {
     }
   }
 
+  /**
+   * Brings every unfinished analysis's state up to date: a server that stopped between a stage job's
+   * end and the listener's update (or another server's stage jobs) leaves nothing stale for long.
+   * Called at start-up and then every `everyMs`; answers a function that stops it.
+   */
+  startSweeping(everyMs: number): () => void {
+    const sweep = async () => {
+      try {
+        for (const row of await this.stores.jobs.listInStates(['in_progress', 'partially_failed', 'terminating'], 1000)) {
+          if (row.class === 'analysis') await this.syncState(row.id, Date.now());
+        }
+      } catch {
+        // The database is away (shutting down): the next sweep tries again.
+      }
+    };
+    void sweep();
+    const timer = setInterval(() => void sweep(), everyMs);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
   private async stageRows(spec: AnalysisSpec): Promise<Map<string, JobRow>> {
     return new Map((await this.stores.jobs.findByIds(spec.stages.map((stage) => stage.job))).map((job) => [job.id, job]));
   }
