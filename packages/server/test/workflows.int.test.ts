@@ -389,6 +389,9 @@ describe.each(ENGINE_BACKENDS)('analyses: runs of workflows through the engine o
     expect([first.stages[0], second.stages[0]]).toContain(producer);
     expect(consumer).toBeNull();
     expect(rerun.output?.['stage-consume.shout']).toBe('AGAIN!again');
+    // dxpy sends ignoreReuse as a list of stages.
+    const fourth = await user.client.call('workflow-xxxx/run', pair, { project, input: { 'stage-produce.text': 'again' }, ignoreReuse: ['stage-consume'] });
+    expect((await waitForAnalysis(fourth.id)).stages.map((stage) => stage.execution.outputReusedFrom === null)).toEqual([false, true]);
   });
 
   it('refuses bad input naming <stage>.<field>: unknown stage or field, missing required input, wrong class; dryRun checks without running', async () => {
@@ -486,5 +489,13 @@ describe.each(ENGINE_BACKENDS)('analyses: runs of workflows through the engine o
     });
     const done = await waitForAnalysis(second.id);
     expect(done.output).toEqual({ 'stage-only.shout': 'CHAIN!CHAIN' });
+    // A workflow initialized from an analysis: its workflow as run, with its input bound.
+    const again = await user.client.call('workflow/new', { project, name: 'from analysis', initializeFrom: { id: first.id } });
+    const described = (await user.client.call('workflow-xxxx/describe', again.id, {})) as Described & {
+      stages: { id: string; input: Record<string, unknown> }[];
+    };
+    expect(described.stages.map((stage) => stage.id)).toEqual(['stage-produce', 'stage-consume']);
+    expect(described.stages[0]?.input).toEqual({ text: 'chain' });
+    expect(described.initializedFrom).toMatchObject({ id: first.id });
   });
 });

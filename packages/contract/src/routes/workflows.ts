@@ -69,6 +69,8 @@ export const workflowRunInputSchema = runInputSchema.extend({
   stageSystemRequirements: z.record(z.string(), systemRequirementsSchema).optional(),
   /** Stages to run even when an identical finished job could be reused (`"*"`: all). */
   rerunStages: z.array(z.string().max(256)).max(1000).optional(),
+  /** true, or the stages (`"*"`: all) whose jobs are never reused; dxpy sends a list. */
+  ignoreReuse: z.union([z.boolean(), z.array(z.string().max(256)).max(1000)]).optional(),
 });
 export type WorkflowRunInput = z.infer<typeof workflowRunInputSchema>;
 

@@ -42,7 +42,7 @@ export interface AnalysisSpec {
   rerunStages: string[];
   delayWorkspaceDestruction: boolean;
   dependsOn: string[];
-  ignoreReuse: boolean;
+  ignoreReuse: boolean | string[];
   /** Who asked for the analysis to be terminated. */
   terminatedBy?: string;
 }
@@ -168,6 +168,7 @@ export class AnalysesService {
       ['stageFolders', Object.keys(input.stageFolders ?? {})],
       ['stageSystemRequirements', Object.keys(input.stageSystemRequirements ?? {})],
       ['rerunStages', input.rerunStages ?? []],
+      ['ignoreReuse', Array.isArray(input.ignoreReuse) ? input.ignoreReuse : []],
     ] as const) {
       const unknown = keys.filter((key) => key !== '*' && !stageIds.has(key));
       if (unknown.length)
@@ -183,7 +184,7 @@ export class AnalysesService {
     const runInput = await this.translateAnalysisLinks(caller, input.input);
     const plan = planStages({ content, specs, input: runInput, jobIds });
     const base = input.folder ?? content.outputFolder ?? '/';
-    const rerun = new Set(input.rerunStages ?? []);
+    const rerun = new Set([...(input.rerunStages ?? []), ...(Array.isArray(input.ignoreReuse) ? input.ignoreReuse : [])]);
     const siblings = new Set(jobIds.values());
     const prepared: NewJobParams[] = [];
     const stages: AnalysisStage[] = [];

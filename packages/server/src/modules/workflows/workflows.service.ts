@@ -11,6 +11,7 @@ import type { Executable } from '../executables/executable-spec.js';
 import { checkAgainstSpec } from '../jobs/job-io.js';
 import type { JobsService } from '../jobs/jobs.service.js';
 import type { AccessService, ProjectAccess } from '../projects/access.service.js';
+import { analysisSpecOf } from './analyses.service.js';
 import { DEFAULT_WORKFLOW_FORMAT, type WorkflowDocument, workflowFormat } from './importers/index.js';
 import {
   computedInputSpec,
@@ -141,7 +142,22 @@ export class WorkflowsService {
   async create(caller: Caller, input: RouteParsedInput<'workflow/new'>, now: number): Promise<{ id: string; editVersion: number }> {
     await this.access.require(caller, input.project, 'UPLOAD', 'Creating a workflow');
     let content: WorkflowContent = { ...EMPTY_CONTENT };
-    if (input.initializeFrom) {
+    if (input.initializeFrom?.id.startsWith('analysis-')) {
+      // From an analysis: its workflow as it was run, with the inputs it was given bound.
+      const analysis = await this.jobs.visibleExecution(caller, input.initializeFrom.id);
+      if (analysis.class !== 'analysis') throw invalidInput(`"initializeFrom": ${input.initializeFrom.id} is not an analysis`);
+      const spec = analysisSpecOf(analysis);
+      content = {
+        ...structuredClone(spec.workflow.content),
+        editVersion: 0,
+        initializedFrom: { id: analysis.id, editVersion: spec.workflow.content.editVersion },
+      };
+      for (const [key, value] of Object.entries(spec.runInput)) {
+        const dot = key.indexOf('.');
+        const stage = dot > 0 ? content.stages.find((candidate) => candidate.id === key.slice(0, dot)) : undefined;
+        if (stage) stage.input[key.slice(dot + 1)] = value;
+      }
+    } else if (input.initializeFrom) {
       const source = await this.load(caller, input.initializeFrom.id, input.initializeFrom.project);
       content = { ...source.content, editVersion: 0, initializedFrom: { id: source.row.objectId, editVersion: source.content.editVersion } };
     }
