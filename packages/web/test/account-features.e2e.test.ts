@@ -243,6 +243,7 @@ describe.skipIf(!available)('two-factor, notifications and communities in Chromi
     await signIn(page, june);
     const home = page.getByRole('region', { name: 'Notifications' });
     await home.getByText('No notifications').waitFor();
+    await page.getByRole('region', { name: 'Running executions' }).getByText('Nothing running').waitFor();
     const bell = page.getByRole('button', { name: /^Notifications, / });
     expect(await bell.getAttribute('aria-label')).toBe('Notifications, none unread');
 

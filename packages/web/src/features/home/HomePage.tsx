@@ -10,7 +10,8 @@ import { useCurrentUser } from '../auth/hooks';
 import { MarkAllRead, NotificationList } from '../notifications/NotificationList';
 import { favoriteProjectIds, favoriteProjects, type ProjectSummary, recentProjects } from './home-lists';
 import classes from './HomePage.module.css';
-import { useCreateProject, useToggleFavorite, useVisibleProjects } from './hooks';
+import { executionPath, stateColor, stateLabel } from './executions';
+import { useCreateProject, useRunningExecutions, useToggleFavorite, useVisibleProjects } from './hooks';
 
 const RECENT_COUNT = 6;
 /** The home page shows the latest few; the header bell has the 25 of SPEC §9. */
@@ -54,14 +55,9 @@ export function HomePage() {
             </Button>
           </Card>
           <Card withBorder padding="md" className={classes.action}>
-            <Group gap="xs">
-              <Text fw={600}>Upload data</Text>
-              <Badge size="xs" color="gray" variant="light">
-                Not available yet
-              </Badge>
-            </Group>
+            <Text fw={600}>Upload data</Text>
             <Text size="sm" c="dimmed" mb="sm">
-              Uploads in the browser come with the project data browser. Today, use <code>px upload</code>.
+              Open a project and drop files or folders on its data page, or use <code>px upload</code>.
             </Text>
             <Button variant="default" component={Link} to="/panx/projects" mt="auto">
               Projects
@@ -126,17 +122,10 @@ export function HomePage() {
         </Card>
 
         <Card withBorder padding="md" component="section" aria-labelledby="running-executions">
-          <Group gap="xs" mb="xs">
-            <Title order={2} size="h4" id="running-executions">
-              Running executions
-            </Title>
-            <Badge size="xs" color="gray" variant="light">
-              Not available yet
-            </Badge>
-          </Group>
-          <Text size="sm" c="dimmed">
-            Jobs and analyses are not part of this version yet, so there is nothing running to show.
-          </Text>
+          <Title order={2} size="h4" id="running-executions" mb="sm">
+            Running executions
+          </Title>
+          <RunningExecutions />
         </Card>
 
         <Card withBorder padding="md" component="section" aria-labelledby="notifications">
@@ -256,5 +245,33 @@ function NewProjectModal({ opened, onClose }: { opened: boolean; onClose: () => 
         </Stack>
       </form>
     </Modal>
+  );
+}
+
+/** The user's jobs and analyses that have not ended (at most 8), with their state. */
+function RunningExecutions() {
+  const executions = useRunningExecutions(8);
+  const { language } = useRuntime();
+  if (executions.isPending) return <LoadingState rows={2} label="Loading running executions" />;
+  if (executions.isError) return <ErrorState error={executions.error} onRetry={() => void executions.refetch()} title="Could not load your executions" />;
+  if (executions.data.length === 0) return <EmptyState title="Nothing running">Jobs and analyses you start appear here until they end.</EmptyState>;
+  return (
+    <Stack gap={6} component="ul" className={classes.executions}>
+      {executions.data.map((execution) => (
+        <li key={execution.id} className={classes.execution}>
+          <Anchor component={Link} to={executionPath(execution)} className={classes.name} title={execution.name}>
+            {execution.name}
+          </Anchor>
+          <Group gap={6} wrap="nowrap">
+            <Badge size="sm" variant="light" color={stateColor(execution.state)}>
+              {stateLabel(execution.state)}
+            </Badge>
+            <Text size="xs" c="dimmed" className={classes.date}>
+              {formatDate(execution.created, language)}
+            </Text>
+          </Group>
+        </li>
+      ))}
+    </Stack>
   );
 }

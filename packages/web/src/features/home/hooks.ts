@@ -1,7 +1,9 @@
+import { EXECUTIONS_LIST_REFRESH_MS } from '@panx/contract';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { userKey } from '../auth/hooks';
 import { useSession } from '../auth/session';
 import { api } from '../../lib/api';
+import { ACTIVE_EXECUTION_STATES, toExecutionSummary } from './executions';
 import { toggleFavoriteProject, toProjectSummary } from './home-lists';
 
 export const projectsKey = ['projects', 'visible'] as const;
@@ -37,5 +39,26 @@ export function useToggleFavorite(sessionData: unknown) {
     mutationFn: (projectId: string) =>
       api().call('user-xxxx/update', session?.userId ?? '', { sessionData: { favorites: toggleFavoriteProject(sessionData, projectId) } }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: userKey(session?.userId) }),
+  });
+}
+
+/** The user's root executions that have not ended, newest first (refreshed every 15 s, SPEC §9). */
+export function useRunningExecutions(limit: number) {
+  const { session } = useSession();
+  return useQuery({
+    queryKey: ['executions', 'running', session?.userId ?? 'anonymous', limit],
+    queryFn: async () => {
+      const page = await api().call('system/findExecutions', {
+        launchedBy: session?.userId ?? '',
+        state: [...ACTIVE_EXECUTION_STATES],
+        includeSubjobs: false,
+        describe: { fields: { name: true, state: true, project: true, created: true } },
+        limit,
+      });
+      return page.results.map(toExecutionSummary);
+    },
+    enabled: session !== null,
+    refetchInterval: EXECUTIONS_LIST_REFRESH_MS,
+    throwOnError: false,
   });
 }
