@@ -323,11 +323,21 @@ describe.skipIf(!available)('project and data pages in Chromium', { timeout: 120
     await page.close();
   });
 
-  it('shares: a VIEW member browses and previews but cannot change anything', async () => {
-    const { id: P } = await alice.client.call('project/new', { name: 'Shared read-only' });
+  it('shares with a second user, who can do what VIEW and then UPLOAD allow and no more', async () => {
+    const { id: P } = await alice.client.call('project/new', { name: 'Shared project' });
     await apiUpload(alice.client, P, '/', 'readme.txt', Buffer.from('hello\n'));
-    await alice.client.call('project-xxxx/invite', P, { invitee: bob.id, level: 'VIEW' });
-    const page = await signedInPage(bob, `/panx/projects/${P}/data/`);
+    const owner = await signedInPage(alice, `/panx/projects/${P}/data/`);
+    await owner.getByRole('button', { name: 'Share', exact: true }).click();
+    const dialog = owner.getByRole('dialog', { name: 'Share Shared project' });
+    await dialog.getByRole('textbox', { name: 'User or organisation' }).fill(bob.id);
+    await dialog.getByRole('button', { name: 'Share', exact: true }).click();
+    await dialog.getByText(`${bob.id}`, { exact: true }).waitFor();
+    await shoot(owner, 'project-share');
+    expect((await alice.client.call('project-xxxx/describe', P, {})).permissions).toMatchObject({ [bob.id]: 'VIEW' });
+    // One browser profile: the tabs share local storage, so each user signs in in turn.
+    await owner.close();
+
+    let page = await signedInPage(bob, `/panx/projects/${P}/data/`);
     await row(page, 'readme.txt').waitFor();
     expect(await page.getByRole('button', { name: 'Upload files' }).isDisabled()).toBe(true);
     expect(await page.getByRole('button', { name: 'New folder' }).isDisabled()).toBe(true);
@@ -335,8 +345,30 @@ describe.skipIf(!available)('project and data pages in Chromium', { timeout: 120
     expect(await page.getByRole('menuitem', { name: 'Delete' }).isDisabled()).toBe(true);
     expect(await page.getByRole('menuitem', { name: 'Rename' }).isDisabled()).toBe(true);
     await page.keyboard.press('Escape');
+    await page.getByRole('button', { name: 'readme.txt', exact: true }).click();
+    await expect.poll(() => page.getByTestId('preview-text').textContent()).toBe('hello\n');
+    await page.keyboard.press('Escape');
+
+    // The owner raises bob to UPLOAD: uploading and new folders open up, deleting stays closed.
+    await page.close();
+    const again = await signedInPage(alice, `/panx/projects/${P}/data/`);
+    await again.getByRole('button', { name: 'Share', exact: true }).click();
+    await again.getByRole('dialog').getByRole('row').filter({ hasText: bob.id }).locator('input').first().click();
+    await again.getByRole('option', { name: 'UPLOAD', exact: true }).click();
+    await expect.poll(async () => (await alice.client.call('project-xxxx/describe', P, {})).permissions).toMatchObject({ [bob.id]: 'UPLOAD' });
+    await again.close();
+    page = await signedInPage(bob, `/panx/projects/${P}/data/`);
+    await row(page, 'readme.txt').waitFor();
+    expect(await page.getByRole('button', { name: 'Upload files' }).isDisabled()).toBe(false);
+    expect(await page.getByRole('button', { name: 'New folder' }).isDisabled()).toBe(false);
+    await page.getByRole('button', { name: 'Actions for readme.txt' }).click();
+    expect(await page.getByRole('menuitem', { name: 'Delete' }).isDisabled()).toBe(true);
+    await page.keyboard.press('Escape');
+    await dropFile(page, 'from-bob.bin', 1000, 5);
+    await page.locator('[data-upload="from-bob.bin"] [data-status="done"]').waitFor();
+    await row(page, 'from-bob.bin').waitFor();
     await page.goto(`${server.url}/panx/projects/${P}/settings`);
-    await page.getByText('You have VIEW access: the settings are shown read-only.').waitFor();
+    await page.getByText('You have UPLOAD access: the settings are shown read-only.').waitFor();
     expect(await page.getByRole('button', { name: 'Delete project…' }).isDisabled()).toBe(true);
     await page.close();
   });

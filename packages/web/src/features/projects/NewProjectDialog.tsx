@@ -1,4 +1,4 @@
-import { Alert, Button, Checkbox, Group, Modal, Select, Stack, Text, TextInput } from '@mantine/core';
+import { Alert, Button, Checkbox, Group, Modal, Select, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { type FormEvent, useEffect, useMemo, useState } from 'react';
 import { describeError } from '../../ui/describe-error';
@@ -66,7 +66,7 @@ export function NewProjectDialog({ opened, onClose, onCreated }: { opened: boole
       <form onSubmit={submit}>
         <Stack gap="sm">
           <TextInput label="Project name" required data-autofocus value={name} maxLength={2048} onChange={(event) => setName(event.currentTarget.value)} />
-          <Group grow align="flex-start" wrap="wrap">
+          <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm">
             <Select
               label="Billed to"
               data={options.map(({ value, label }) => ({ value, label }))}
@@ -75,15 +75,8 @@ export function NewProjectDialog({ opened, onClose, onCreated }: { opened: boole
               allowDeselect={false}
               description={orgs.isPending ? 'Loading your organisations…' : undefined}
             />
-            <Select
-              label="Region"
-              data={regions}
-              value={region}
-              onChange={(value) => value && setRegion(value)}
-              allowDeselect={false}
-              description="Where the project's data and jobs belong"
-            />
-          </Group>
+            <Select label="Region" data={regions} value={region} onChange={(value) => value && setRegion(value)} allowDeselect={false} />
+          </SimpleGrid>
           {canPhi && (
             <Checkbox
               label="Contains protected health information (PHI)"

@@ -1,7 +1,9 @@
-import { Anchor, Badge, Group, Skeleton, Tabs, Text, Title } from '@mantine/core';
+import { Anchor, Badge, Button, Group, Skeleton, Tabs, Text, Title } from '@mantine/core';
+import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { field, useProject } from './hooks';
 import classes from './ProjectHeader.module.css';
+import { ShareProjectModal } from './ShareProjectModal';
 
 /** The project widget destinations of SPEC §2. */
 const WIDGETS = [
@@ -20,6 +22,7 @@ export function ProjectHeader({ projectId, active }: { projectId: string; active
   const name = field.str(project.data, 'name');
   const level = field.str(project.data, 'level');
   const billTo = field.str(project.data, 'billTo');
+  const [sharing, setSharing] = useState(false);
   return (
     <div className={classes.header}>
       <div className={classes.title}>
@@ -48,7 +51,11 @@ export function ProjectHeader({ projectId, active }: { projectId: string; active
             </Text>
           )}
         </Group>
+        <Button size="xs" variant="default" ml="auto" onClick={() => setSharing(true)} disabled={!project.data} className={classes.share}>
+          Share
+        </Button>
       </div>
+      <ShareProjectModal opened={sharing} project={project.data} onClose={() => setSharing(false)} />
       <Tabs
         value={active}
         onChange={(value) => {

@@ -57,3 +57,27 @@ describe('project rules', () => {
     expect(levelAtLeast(undefined, 'VIEW')).toBe(false);
   });
 });
+
+import { levelChange, removesLastAdmin, shareControls } from './project-rules';
+
+describe('share-project controls', () => {
+  it('lets administrators change anyone and others only remove themselves', () => {
+    expect(shareControls('ADMINISTER', 'user-a', 'user-b')).toEqual({ canChange: true, canRemove: true });
+    expect(shareControls('CONTRIBUTE', 'user-a', 'user-b')).toEqual({ canChange: false, canRemove: false });
+    expect(shareControls('VIEW', 'user-a', 'user-a')).toEqual({ canChange: false, canRemove: true });
+  });
+
+  it('raises by invitation and lowers by decreasePermissions', () => {
+    expect(levelChange('VIEW', 'CONTRIBUTE')).toBe('invite');
+    expect(levelChange('ADMINISTER', 'UPLOAD')).toBe('decrease');
+    expect(levelChange('VIEW', 'VIEW')).toBe('none');
+  });
+
+  it('keeps one administrator', () => {
+    const permissions = { 'user-a': 'ADMINISTER', 'user-b': 'VIEW' };
+    expect(removesLastAdmin(permissions, 'user-a', null)).toBe(true);
+    expect(removesLastAdmin(permissions, 'user-a', 'VIEW')).toBe(true);
+    expect(removesLastAdmin(permissions, 'user-b', null)).toBe(false);
+    expect(removesLastAdmin({ ...permissions, 'user-c': 'ADMINISTER' }, 'user-a', null)).toBe(false);
+  });
+});

@@ -66,3 +66,26 @@ export function showBillingAdminBanner(input: { level: string | undefined; billT
   if (!input.billTo?.startsWith('org-') || input.level === 'ADMINISTER') return false;
   return input.orgs.some((org) => org.id === input.billTo && org.level === 'ADMIN');
 }
+
+/**
+ * The share-project modal's controls: only ADMINISTER invites and changes levels (the server enforces
+ * it too); anyone may remove themselves. Raising a level is an invite (it never lowers); lowering or
+ * removing goes through decreasePermissions.
+ */
+export function shareControls(myLevel: string | undefined, myId: string, memberId: string): { canChange: boolean; canRemove: boolean } {
+  const admin = myLevel === 'ADMINISTER';
+  return { canChange: admin, canRemove: admin || memberId === myId };
+}
+
+export function levelChange(current: string, next: string): 'invite' | 'decrease' | 'none' {
+  const from = ACCESS_LEVELS.indexOf(current as (typeof ACCESS_LEVELS)[number]);
+  const to = ACCESS_LEVELS.indexOf(next as (typeof ACCESS_LEVELS)[number]);
+  if (from === to) return 'none';
+  return to > from ? 'invite' : 'decrease';
+}
+
+/** Whether removing or lowering `memberId` would leave the project without an administrator. */
+export function removesLastAdmin(permissions: Readonly<Record<string, unknown>>, memberId: string, next: string | null): boolean {
+  if (permissions[memberId] !== 'ADMINISTER' || next === 'ADMINISTER') return false;
+  return Object.entries(permissions).filter(([id, level]) => id !== memberId && level === 'ADMINISTER').length === 0;
+}
