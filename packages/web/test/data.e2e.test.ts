@@ -426,6 +426,21 @@ describe.skipIf(!available)('project and data pages in Chromium', { timeout: 120
     await page.getByText('VCFv4.2').first().waitFor();
     await shoot(page, 'viewer-vcf');
 
+    // An image shows as an image (same-origin signed URL, allowed by the CSP); HTML runs sandboxed, without scripts.
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+    const pngId = await apiUpload(alice.client, P, '/', 'dot.png', png);
+    await page.goto(`${server.url}/panx/${P}/${pngId}/view`);
+    const image = page.getByRole('img', { name: 'dot.png' });
+    await image.waitFor();
+    await expect.poll(() => image.evaluate((element) => (element as HTMLImageElement).naturalWidth)).toBe(1);
+    const htmlId = await apiUpload(alice.client, P, '/', 'report.html', Buffer.from('<h1>Report</h1><script>parent.document.title = "owned"</script>'));
+    await page.goto(`${server.url}/panx/${P}/${htmlId}/view`);
+    const frame = page.locator('iframe[title="report.html (sandboxed)"]');
+    await frame.waitFor();
+    expect(await frame.getAttribute('sandbox')).toBe('');
+    await page.frameLocator('iframe[title="report.html (sandboxed)"]').getByRole('heading', { name: 'Report' }).waitFor();
+    expect(await page.title()).not.toBe('owned');
+
     if (bam.length) {
       const bamId = await apiUpload(alice.client, P, '/', 'aln.bam', bam);
       await page.goto(`${server.url}/panx/${P}/${bamId}/view`);
