@@ -73,13 +73,18 @@ export interface RunResult {
 }
 
 /** Runs a command asynchronously (the API server under test lives in this process and must keep answering). */
-export function run(command: string, args: string[], options: { env?: Record<string, string>; cwd?: string } = {}): Promise<RunResult> {
+export function run(
+  command: string,
+  args: string[],
+  options: { env?: Record<string, string>; cwd?: string; onStdout?: (text: string) => void } = {},
+): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { env: options.env ?? { PATH: JOB_PATH }, cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
       stdout += chunk;
+      options.onStdout?.(stdout);
     });
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       stderr += chunk;

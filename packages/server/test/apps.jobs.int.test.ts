@@ -71,7 +71,11 @@ describe('bundled apps in a simulated job environment', () => {
   }
 
   /** Runs the app's main as a job would, with `input` plus the spec's defaults in job_input.json. */
-  async function runApp(name: string, input: Record<string, unknown>, options: { defaults?: boolean } = {}): Promise<JobRun> {
+  async function runApp(
+    name: string,
+    input: Record<string, unknown>,
+    options: { defaults?: boolean; onStdout?: (text: string) => void } = {},
+  ): Promise<JobRun> {
     const { id, inputSpec, script } = await applet(name);
     const home = fs.mkdtempSync(path.join(os.tmpdir(), `panx-app-${name}-`));
     homes.push(home);
@@ -95,7 +99,11 @@ describe('bundled apps in a simulated job environment', () => {
       DX_PROJECT_CONTEXT_ID: workspace,
       DX_RETRIES: '0',
     };
-    const result = await run('bash', ['-e', '-c', `cd $HOME; source <(dx-print-bash-vars); source '${script}'; main`], { env, cwd: home });
+    const result = await run('bash', ['-e', '-c', `cd $HOME; source <(dx-print-bash-vars); source '${script}'; main`], {
+      env,
+      cwd: home,
+      onStdout: options.onStdout,
+    });
     const read = (file: string) => (fs.existsSync(path.join(home, file)) ? JSON.parse(fs.readFileSync(path.join(home, file), 'utf8')) : undefined);
     return { ...result, output: read('job_output.json') ?? {}, error: read('job_error.json') };
   }
@@ -143,14 +151,26 @@ describe('bundled apps in a simulated job environment', () => {
   });
 
   it('fastp on single-end reads waits while another fastp runs on the host (the /tmp/fastp.lock lock)', async () => {
-    const holder = run('flock', ['/tmp/fastp.lock', 'sleep', '1.5']); // stands for a fastp of another job
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const started = Date.now();
-    const result = await runApp('fastp', { reads: linkTo(files['/reads/sample1_R2.fastq.gz'] as string) });
-    expect((await holder).code).toBe(0);
+    // Another job's fastp, standing in: holds the lock until the app says it is waiting for it.
+    const release = path.join(os.tmpdir(), `panx-fastp-release-${process.pid}`);
+    fs.rmSync(release, { force: true });
+    let held!: () => void;
+    const holding = new Promise<void>((resolve) => {
+      held = resolve;
+    });
+    const holder = run('flock', ['/tmp/fastp.lock', 'sh', '-c', `echo held; for i in $(seq 600); do [ -e '${release}' ] && exit 0; sleep 0.1; done; exit 1`], {
+      onStdout: (text) => text.includes('held') && held(),
+    });
+    await holding;
+    const result = await runApp(
+      'fastp',
+      { reads: linkTo(files['/reads/sample1_R2.fastq.gz'] as string) },
+      { onStdout: (text) => text.includes('waiting for another fastp run') && fs.writeFileSync(release, '') },
+    );
+    expect((await holder).code).toBe(0); // released by the app's message, not by the minute running out
+    fs.rmSync(release, { force: true });
     ok(result);
     expect(result.stdout).toContain('waiting for another fastp run on this host to finish');
-    expect(Date.now() - started).toBeGreaterThan(1000);
     expect(Object.keys(result.output).sort()).toEqual(['html_report', 'json_report', 'reads_passed', 'trimmed_reads']);
     expect(result.output.reads_passed).toBe(2000);
     await expectFiles(result.output, { trimmed_reads: 'sample1_R2.trimmed.fastq.gz', html_report: 'sample1_R2.fastp.html' });

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import type { Server } from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type PxOptions, pxOk, runPx, tempDir } from '../../cli/test/run-px.js';
@@ -31,6 +32,10 @@ describe('the germline apps built and run with px on the demo data', () => {
     await ok('select', 'Demo project');
   }, 60_000);
   afterAll(async () => {
+    // Keep-alive connections left over after the jobs can hold up the server's close for fastify's
+    // 72 s keepAliveTimeout; every test is over, so close them all first.
+    await t?.platform.scheduler?.close();
+    (t?.platform.http.server as Server | undefined)?.closeAllConnections();
     await t?.close();
     if (home) fs.rmSync(home, { recursive: true, force: true });
   });
