@@ -7,45 +7,21 @@ import { parseJson, toJson } from '../../lib/json.js';
 import type { Caller } from '../auth/caller.js';
 import type { Executable } from '../executables/executable-spec.js';
 import type { JobEngine } from '../jobs/job-engine.js';
-import { jobSpec, PRIORITY_RANK, type StateTransition, transitionsOf, treePrices } from '../jobs/job-model.js';
+import { jobSpec, PRIORITY_RANK, treePrices } from '../jobs/job-model.js';
 import { isTerminal } from '../jobs/job-state.js';
 import type { JobRow } from '../jobs/jobs.repository.js';
 import type { NewJobParams } from '../jobs/jobs.service.js';
 import type { JobsService } from '../jobs/jobs.service.js';
 import type { AccessService } from '../projects/access.service.js';
 import { applyProperties, dedupe } from '../projects/projects.service.js';
+import { type AnalysisSpec, type AnalysisStage, type AnalysisTransition, analysisSpecOf } from './analysis-model.js';
 import { analysisState, isAnalysisFinished } from './analysis-state.js';
-import { analysisLinkOf, analysisOutput, stageFolder, stageLinkOf, type WorkflowContent, type WorkflowStage } from './workflow-model.js';
+import { analysisLinkOf, analysisOutput, stageFolder, stageLinkOf, type WorkflowStage } from './workflow-model.js';
 import { planStages, type StageSpecs } from './workflow-plan.js';
 import type { WorkflowsService } from './workflows.service.js';
 
 type RunInput = RouteParsedInput<'workflow-xxxx/run'>;
 type DescribeOptions = RouteParsedInput<'analysis-xxxx/describe'> | boolean | undefined;
-
-/** A stage of an analysis and the job it runs as. */
-export interface AnalysisStage {
-  id: string;
-  job: string;
-  name: string | null;
-  executable: string;
-  folder: string;
-}
-
-/** What an analysis row keeps in its `spec` column. */
-export interface AnalysisSpec {
-  /** The workflow as it was run. */
-  workflow: { id: string; project: string; name: string; content: WorkflowContent };
-  stages: AnalysisStage[];
-  runInput: Record<string, unknown>;
-  originalInput: Record<string, unknown>;
-  stageFolders: Record<string, string>;
-  rerunStages: string[];
-  delayWorkspaceDestruction: boolean;
-  dependsOn: string[];
-  ignoreReuse: boolean | string[];
-  /** Who asked for the analysis to be terminated. */
-  terminatedBy?: string;
-}
 
 const ANALYSIS_DEFAULT_FIELDS = [
   'id',
@@ -92,10 +68,6 @@ const ANALYSIS_DEFAULT_FIELDS = [
   'detachedFrom',
   'treeTurnaroundTime',
 ];
-
-export function analysisSpecOf(row: JobRow): AnalysisSpec {
-  return parseJson<AnalysisSpec>(row.spec, {} as AnalysisSpec);
-}
 
 /**
  * Analyses (reference §4.6): a run of a workflow. An analysis is a row of `jobs` with class
@@ -375,7 +347,7 @@ export class AnalysesService {
         state: next,
         stateChanged: now,
         modified: now,
-        stateTransitions: toJson([...transitionsOf(row), { newState: next, setAt: now } as unknown as StateTransition]),
+        stateTransitions: toJson([...parseJson<AnalysisTransition[]>(row.stateTransitions, []), { newState: next, setAt: now }]),
       };
       if (next === 'done') patch.output = toJson(this.outputOf(spec, stageJobs));
       if ((next === 'failed' || next === 'partially_failed') && !row.failureReason) {
@@ -521,7 +493,7 @@ export class AnalysesService {
       }),
       stages: () => null,
       state: () => state,
-      stateTransitions: () => transitionsOf(row),
+      stateTransitions: () => parseJson<AnalysisTransition[]>(row.stateTransitions, []),
       input: () => parseJson<Record<string, unknown>>(row.input, {}),
       runInput: () => spec.runInput,
       originalInput: () => spec.originalInput,

@@ -11,7 +11,7 @@ import type { Executable } from '../executables/executable-spec.js';
 import { checkAgainstSpec } from '../jobs/job-io.js';
 import type { JobsService } from '../jobs/jobs.service.js';
 import type { AccessService, ProjectAccess } from '../projects/access.service.js';
-import { analysisSpecOf } from './analyses.service.js';
+import { analysisSpecOf } from './analysis-model.js';
 import { DEFAULT_WORKFLOW_FORMAT, type WorkflowDocument, workflowFormat } from './importers/index.js';
 import {
   computedInputSpec,
