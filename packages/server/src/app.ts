@@ -154,6 +154,22 @@ export async function createPlatform(config: ResolvedConfig, log: Logger = creat
     keepWorkDirs: config.engine.keepWorkDirs,
     delayedWorkspaceTtlMs: config.engine.delayedWorkspaceTtlHours * 3_600_000,
   });
+  // The launcher of a job tree hears when it ends (analyses' stage jobs have the analysis as root, not themselves).
+  engine.onTerminal(async (job, now) => {
+    if (job.id !== job.rootExecution || !(job.state === 'done' || job.state === 'failed' || job.state === 'terminated')) return;
+    await notifications.executionFinished(
+      {
+        id: job.id,
+        name: job.name,
+        state: job.state,
+        project: job.project,
+        launchedBy: job.launchedBy,
+        failureReason: job.failureReason ?? undefined,
+        failureMessage: job.failureMessage ?? undefined,
+      },
+      now,
+    );
+  });
   const jobs = new JobsService(stores, access, objects, applets, apps, instanceTypes, engine, {
     defaultTimeoutMs: config.engine.defaultTimeoutHours * 3_600_000,
   });
