@@ -118,7 +118,11 @@ async function openBlobStore(config: ResolvedConfig): Promise<BlobStore> {
 
 /** The composition root: configuration → database → repositories → services → HTTP. */
 export async function createPlatform(config: ResolvedConfig, log: Logger = createLogger(config.logLevel)): Promise<Platform> {
-  const database: DatabaseHandle = openDatabase({ databaseUrl: config.databaseUrl, sqlitePath: config.sqlitePath });
+  const database: DatabaseHandle = openDatabase({
+    databaseUrl: config.databaseUrl,
+    sqlitePath: config.sqlitePath,
+    onPoolError: (error) => log.warn({ err: error }, 'an idle PostgreSQL connection was lost; the pool replaces it'),
+  });
   const applied = await migrate(database);
   if (applied.length) log.info({ migrations: applied }, 'database migrated');
   const stores = new Stores(database.db, database.dialect);

@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import * as createCoreTables from './migrations/202611211100-create-core-tables.js';
 import * as createExecutionTables from './migrations/202611221000-create-execution-tables.js';
+import * as findByNameIndex from './migrations/202611221200-find-by-name-index.js';
 import * as createAccountTables from './migrations/202611231000-create-account-tables.js';
 import type { Database } from './schema.js';
 
@@ -25,6 +26,7 @@ interface Migration {
 const MIGRATIONS: Migration[] = [
   { name: '202611211100-create-core-tables', up: createCoreTables.up },
   { name: '202611221000-create-execution-tables', up: createExecutionTables.up },
+  { name: '202611221200-find-by-name-index', up: findByNameIndex.up },
   { name: '202611231000-create-account-tables', up: createAccountTables.up },
 ];
 
@@ -32,9 +34,12 @@ const MIGRATIONS: Migration[] = [
 pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10));
 pg.types.setTypeParser(1700, (value) => Number.parseFloat(value));
 
-export function openDatabase(options: { databaseUrl?: string; sqlitePath: string }): DatabaseHandle {
+export function openDatabase(options: { databaseUrl?: string; sqlitePath: string; onPoolError?: (error: Error) => void }): DatabaseHandle {
   if (options.databaseUrl?.startsWith('postgres')) {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 16 });
+    // An idle connection dropped by the server (restart, failover, admin termination) must not crash
+    // the process: the pool opens a new one on next use, and queries in flight fail on their own.
+    pool.on('error', (error) => options.onPoolError?.(error));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, dialect: 'postgres', close: () => db.destroy() };
   }
