@@ -13,7 +13,12 @@ export function sniffMediaType(head: Buffer): string {
   if (starts(0xff, 0xd8, 0xff)) return 'image/jpeg';
   if (starts(0x43, 0x52, 0x41, 0x4d)) return 'application/octet-stream'; // CRAM
   const text = head.toString('utf8');
-  if (text.includes('\uFFFD') || /[\u0000-\u0008\u000E-\u001F]/.test(text)) return 'application/octet-stream';
+  if (text.includes('\uFFFD') || hasControlBytes(head)) return 'application/octet-stream';
   if (/^\s*<(!doctype html|html)/i.test(text)) return 'text/html';
   return 'text/plain';
+}
+
+/** Bytes below 0x20 other than tab, newline, vertical tab, form feed and carriage return mark binary data. */
+function hasControlBytes(head: Buffer): boolean {
+  return head.some((byte) => byte < 0x20 && (byte < 0x09 || byte > 0x0d));
 }
