@@ -153,48 +153,30 @@ describe('bundled apps and demo data at start-up', () => {
     expect(gunzipSync(await downloadBytes(client, vcf, demo)).toString('utf8')).toMatch(/\tsample1\n/);
   }, 180_000);
 
-  it('the germline workflow (workflow/new from apps/workflows) runs on the demo data as one analysis and calls exactly the planted SNPs', async () => {
+  it('the germline workflow file is what workflow/new takes: accepted as it is, its stages accessible, only the reads left to give', async () => {
+    // Running it end to end is workflows.germline.e2e.test.ts (px run on the demo project's copy).
     const client: PanxClient = t.admin;
     const document = JSON.parse(fs.readFileSync(path.join(APPS_DIR, 'workflows', 'germline_variants.json'), 'utf8')) as Record<string, unknown>;
-    const { id: workflow } = (await client.post('workflow', 'new', { ...document, project: demo, folder: '/' })) as { id: string };
-    const described = (await client.post(workflow, 'describe', { project: demo })) as { inputSpec: { name: string; optional?: boolean; default?: unknown }[] };
+    const { id: workflow } = (await client.post('workflow', 'new', { ...document, project: demo, folder: '/', name: 'germline_variants (workflow/new)' })) as {
+      id: string;
+    };
+    const described = (await client.post(workflow, 'describe', { project: demo })) as {
+      stages: { id: string; accessible: boolean }[];
+      inputSpec: { name: string; optional?: boolean; default?: unknown }[];
+    };
+    expect(described.stages.map((stage) => [stage.id, stage.accessible])).toEqual([
+      ['stage-fastp', true],
+      ['stage-bwa_mem', true],
+      ['stage-sort', true],
+      ['stage-call', true],
+    ]);
     // Required: the reads; the reference (or a BWA index) is optional for bwa_mem; the rest is wired or has a default.
     const required = described.inputSpec.filter((item) => !item.optional && item.default === undefined).map((item) => item.name);
     expect(required).toEqual(['stage-fastp.reads']);
     const names = described.inputSpec.map((item) => item.name);
     expect(names).toEqual(expect.arrayContaining(['stage-fastp.reads2', 'stage-bwa_mem.reference', 'stage-bwa_mem.reference_index']));
     expect(described.inputSpec.find((item) => item.name === 'stage-bwa_mem.reads')?.optional).toBe(true); // bound to fastp's output
-    const find = async (name: string) => {
-      const { results } = await client.call('system/findDataObjects', { scope: { project: demo }, name, class: 'file' });
-      return { $dnanexus_link: { project: demo, id: results[0]?.id as string } };
-    };
-    const { id: analysis } = (await client.post(workflow, 'run', {
-      project: demo,
-      folder: '/results/workflow-test',
-      rerunStages: ['*'], // the jobs of the test above would be reused otherwise
-      input: {
-        'stage-fastp.reads': await find('sample1_R1.fastq.gz'),
-        'stage-fastp.reads2': await find('sample1_R2.fastq.gz'),
-        'stage-bwa_mem.reference': await find('chrT.fa'),
-      },
-    })) as { id: string };
-    const deadline = Date.now() + 150_000;
-    let state = '';
-    let result: { state: string; output: Record<string, unknown> | null } = { state: '', output: null };
-    while (Date.now() < deadline) {
-      result = (await client.post(analysis, 'describe', {})) as typeof result;
-      state = result.state;
-      if (['done', 'failed', 'terminated', 'partially_failed'].includes(state)) break;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-    expect(state, JSON.stringify(result).slice(0, 3000)).toBe('done');
-    const output = result.output ?? {};
-    expect(output['stage-call.variant_count']).toBe(10);
-    const vcf = idOf(output['stage-call.vcf']);
-    const file = (await client.post(vcf, 'describe', { project: demo })) as { folder: string; name: string };
-    expect([file.folder, file.name]).toEqual(['/results/workflow-test/variants', 'sample1.vcf.gz']);
-    expect(vcfCalls(await downloadBytes(client, vcf, demo))).toEqual(truthCalls(syntheticGenome().truth));
-  }, 180_000);
+  });
 });
 
 describe('the germline workflow definition', () => {
