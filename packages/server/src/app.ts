@@ -302,7 +302,14 @@ export async function createPlatform(config: ResolvedConfig, log: Logger = creat
       stopAnalysisSweeps();
       await scheduler?.close();
       jobLogQuery.closeAll();
-      await http.close();
+      // Stop accepting, drop idle keep-alive connections now and any still busy after 5 s, so that a
+      // shutdown never waits out a client's keep-alive (72 s).
+      const closing = http.close();
+      http.server.closeIdleConnections();
+      const force = setTimeout(() => http.server.closeAllConnections(), 5_000);
+      force.unref();
+      await closing;
+      clearTimeout(force);
       // Let background file work (assembly, blob deletion) finish before the database goes away.
       await Promise.race([files.drain(), new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
       await database.close();
