@@ -11,7 +11,8 @@ import type { AppletsService } from '../executables/applets.service.js';
 import type { AppsService } from '../executables/apps.service.js';
 import type { ExecutableSpec } from '../executables/executable-spec.js';
 import { bundledFileOf } from '../executables/executable-spec.js';
-import { assertCopyAllowed } from '../projects/copy-rules.js';
+import { assertCopyAllowed, inheritedRestrictions } from '../projects/copy-rules.js';
+import type { ProjectRow } from '../projects/projects.repository.js';
 import { projectSettings } from '../projects/project-describe.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import { checkAgainstSpec, jborsIn, objectRefsIn, reuseKeyOf, substitute } from './job-io.js';
@@ -319,11 +320,35 @@ export class JobEngine {
     }
   }
 
+  /**
+   * An output that is not new (an input, or any object that also lives in another project) may leave
+   * the workspace only as it could leave the projects it came from: no laundering through a job.
+   */
+  private async assertNotLaundered(objectIds: readonly string[], workspace: string, target: ProjectRow): Promise<void> {
+    for (const objectId of objectIds) {
+      for (const holder of await this.stores.objects.containersOf(objectId)) {
+        if (holder === workspace || holder === target.id) continue;
+        const origin = await this.stores.projects.findById(holder);
+        if (origin && origin.class === 'project') assertCopyAllowed(origin, target);
+      }
+    }
+  }
+
   private async copyOnce(from: string, ids: readonly string[], to: string, folder: string): Promise<void> {
     const [source, target] = await Promise.all([this.stores.projects.findById(from), this.stores.projects.findById(to)]);
     if (!source || !target) throw new Error(`cannot copy from ${from} to ${to}: a container is missing`);
-    assertCopyAllowed(source, target);
+    // Inputs into a workspace: the workspace takes on the source's restrictions (so they cannot be
+    // copied out again by hand). Outputs out of it are the job's own new data: the platform copies them.
+    if (source.class !== 'container') assertCopyAllowed(source, target);
+    const inherited = target.class === 'container' ? inheritedRestrictions(source, target) : undefined;
+    if (inherited) await this.stores.projects.update(target.id, inherited);
     const rows = await this.stores.objects.findManyInContainer(from, [...new Set(ids)]);
+    if (source.class === 'container')
+      await this.assertNotLaundered(
+        rows.map((row) => row.objectId),
+        from,
+        target,
+      );
     const missing = ids.filter((id) => !rows.some((row) => row.objectId === id));
     if (missing.length) throw new Error(`${missing.join(', ')} could not be found in ${from}`);
     const notClosed = rows.filter((row) => row.state !== 'closed');

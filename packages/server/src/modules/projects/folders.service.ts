@@ -5,7 +5,7 @@ import { isSameOrUnder, joinFolder, lastSegment, normalizeFolder, parentOf, path
 import type { Caller } from '../auth/caller.js';
 import { describeObject, objectFieldSelector } from '../data-objects/object-describe.js';
 import type { AccessService } from './access.service.js';
-import { assertCopyAllowed } from './copy-rules.js';
+import { assertUserCopyAllowed } from './copy-rules.js';
 import { projectSettings } from './project-describe.js';
 
 /** Objects removed per call when `partial` lets removeFolder stop early. */
@@ -170,7 +170,7 @@ export class FoldersService {
     const source = await this.access.require(caller, id, 'VIEW', 'Copying data');
     const target = await this.access.require(caller, input.project, 'UPLOAD', 'Copying data into a project');
     if (id === input.project) throw invalidInput('The destination must be a different project or container; use move within one');
-    assertCopyAllowed(source.project, target.project);
+    assertUserCopyAllowed(source.project, target.project);
     const destination = normalizeFolder(input.destination ?? '/');
     if (input.parents) await this.stores.projects.insertFolders(input.project, pathWithAncestors(destination));
     else if (!(await this.stores.projects.folderExists(input.project, destination))) {

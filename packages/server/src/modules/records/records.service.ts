@@ -3,7 +3,7 @@ import { parseJson } from '../../lib/json.js';
 import type { Caller } from '../auth/caller.js';
 import type { DataObjectsService } from '../data-objects/data-objects.service.js';
 import type { AccessService } from '../projects/access.service.js';
-import { assertCopyAllowed } from '../projects/copy-rules.js';
+import { assertUserCopyAllowed } from '../projects/copy-rules.js';
 
 type NewRecordInput = RouteParsedInput<'record/new'>;
 
@@ -21,7 +21,7 @@ export class RecordsService {
       const { row, access: source } = await this.objects.resolve(caller, input.initializeFrom.id, input.initializeFrom.project, 'record');
       // Initialising copies the source's metadata, so the rules for copying data out of its project apply.
       const target = await this.access.require(caller, input.project, 'UPLOAD', 'Creating data');
-      if (target.project.id !== source.project.id) assertCopyAllowed(source.project, target.project);
+      if (target.project.id !== source.project.id) assertUserCopyAllowed(source.project, target.project);
       const given = Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined)) as NewRecordInput;
       effective = {
         types: parseJson<string[]>(row.types, []),
