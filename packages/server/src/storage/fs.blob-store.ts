@@ -92,7 +92,8 @@ export class FsBlobStore implements BlobStore {
   }
 
   async abortUpload(_key: string, uploadId: string): Promise<void> {
-    await fsp.rm(this.uploadDir(uploadId), { recursive: true, force: true });
+    // A part PUT racing the abort can add a file while the folder is being removed (ENOTEMPTY): retry.
+    await fsp.rm(this.uploadDir(uploadId), { recursive: true, force: true, maxRetries: 10, retryDelay: 20 });
   }
 
   async read(key: string, range?: ByteRange): Promise<Readable> {
