@@ -150,7 +150,8 @@ export function DataPage() {
   const needMore = useCallback(() => void fetchNextPage(), [fetchNextPage]);
 
   // Permissions (SPEC §6): hide or disable what the server would refuse, saying why.
-  const canUpload = levelAtLeast(level, 'UPLOAD');
+  // Until the project's description arrives nothing is blocked: the server decides (a drop is never lost to a race).
+  const canUpload = project.data === undefined || levelAtLeast(level, 'UPLOAD');
   const uploadBlocked = !canUpload
     ? 'You need UPLOAD access to add data.'
     : field.bool(project.data, 'externalUploadRestricted')

@@ -1,7 +1,8 @@
-import { ActionIcon, Badge, Checkbox, Group, Menu, Text, UnstyledButton } from '@mantine/core';
+import { Checkbox, Menu, Text, UnstyledButton } from '@mantine/core';
 import { columnSizingFeature, columnVisibilityFeature, createColumnHelper, tableFeatures, useTable } from '@tanstack/react-table';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { type ReactNode, useEffect, useMemo, useRef } from 'react';
+import { memo, type ReactNode, useEffect, useMemo, useRef, useState } from 'react';
+import type { Row } from '@tanstack/react-table';
 import { formatDate } from '../../lib/format';
 import { formatBytes } from '../viewer/formats';
 import classes from './DataPage.module.css';
@@ -14,6 +15,8 @@ export const ROW_HEIGHT = 40;
 
 export interface RowHandlers {
   selected: ReadonlySet<string>;
+  /** Set by the table: opens the one shared actions menu beside the clicked button. */
+  openMenu?: (row: BrowserRow, anchor: HTMLElement) => void;
   onSelect: (row: BrowserRow, on: boolean) => void;
   onOpen: (row: BrowserRow) => void;
   menu: (row: BrowserRow) => ReactNode;
@@ -39,8 +42,9 @@ function buildColumns(handlers: RowHandlers, options: DataTableOptions) {
       size: 40,
       header: () => null,
       cell: ({ row }) => (
-        <Checkbox
-          size="xs"
+        <input
+          type="checkbox"
+          className={classes.check}
           aria-label={`Select ${row.original.name}`}
           checked={handlers.selected.has(row.original.id)}
           onChange={(event) => handlers.onSelect(row.original, event.currentTarget.checked)}
@@ -54,11 +58,7 @@ function buildColumns(handlers: RowHandlers, options: DataTableOptions) {
         <UnstyledButton className={classes.nameButton} onClick={() => handlers.onOpen(row.original)} title={row.original.name}>
           <span className={classes.icon}>{row.original.kind === 'folder' ? <FolderIcon /> : <FileIcon kind={row.original.class} />}</span>
           <span className={classes.ellipsis}>{row.original.name}</span>
-          {row.original.hidden && (
-            <Badge size="xs" color="gray" variant="light" ml={4}>
-              hidden
-            </Badge>
-          )}
+          {row.original.hidden && <span className={`${classes.pill} ${classes.pillGray}`}>hidden</span>}
         </UnstyledButton>
       ),
     }),
@@ -68,9 +68,9 @@ function buildColumns(handlers: RowHandlers, options: DataTableOptions) {
       size: size('state'),
       cell: ({ getValue }) =>
         getValue() ? (
-          <Badge size="xs" variant="light" color={getValue() === 'closed' ? 'green' : getValue() === 'open' ? 'yellow' : 'gray'}>
+          <span className={`${classes.pill} ${getValue() === 'closed' ? classes.pillGreen : getValue() === 'open' ? classes.pillYellow : classes.pillGray}`}>
             {getValue()}
-          </Badge>
+          </span>
         ) : null,
     }),
     helper.display({ id: 'level', header: DATA_COLUMN_LABELS.level, size: size('level'), cell: () => null }),
@@ -83,13 +83,13 @@ function buildColumns(handlers: RowHandlers, options: DataTableOptions) {
       header: DATA_COLUMN_LABELS.tags,
       size: size('tags'),
       cell: ({ getValue }) => (
-        <Group gap={3} wrap="nowrap" className={classes.ellipsis}>
+        <span className={classes.ellipsis}>
           {getValue().map((tag) => (
-            <Badge key={tag} size="xs" variant="outline" color="gray" tt="none">
+            <span key={tag} className={`${classes.pill} ${classes.tag}`}>
               {tag}
-            </Badge>
+            </span>
           ))}
-        </Group>
+        </span>
       ),
     }),
     helper.accessor('created', {
@@ -107,14 +107,15 @@ function buildColumns(handlers: RowHandlers, options: DataTableOptions) {
       size: 48,
       header: () => null,
       cell: ({ row }) => (
-        <Menu position="bottom-end" withinPortal shadow="md">
-          <Menu.Target>
-            <ActionIcon variant="subtle" color="gray" aria-label={`Actions for ${row.original.name}`}>
-              ⋯
-            </ActionIcon>
-          </Menu.Target>
-          <Menu.Dropdown>{handlers.menu(row.original)}</Menu.Dropdown>
-        </Menu>
+        <button
+          type="button"
+          className={classes.rowMenu}
+          aria-label={`Actions for ${row.original.name}`}
+          aria-haspopup="menu"
+          onClick={(event) => handlers.openMenu?.(row.original, event.currentTarget)}
+        >
+          ⋯
+        </button>
       ),
     }),
   ]);
@@ -150,7 +151,18 @@ export function ObjectTable({
   onSelectAll: (on: boolean) => void;
   empty: ReactNode;
 }) {
-  const columns = useMemo(() => buildColumns(handlers, options), [handlers, options]);
+  const [menu, setMenu] = useState<{ row: BrowserRow; x: number; y: number }>();
+  const withMenu = useMemo<RowHandlers>(
+    () => ({
+      ...handlers,
+      openMenu: (row, anchor) => {
+        const box = anchor.getBoundingClientRect();
+        setMenu({ row, x: box.right, y: box.bottom });
+      },
+    }),
+    [handlers],
+  );
+  const columns = useMemo(() => buildColumns(withMenu, options), [withMenu, options]);
   const columnVisibility = useMemo(() => {
     const visible = narrow ? new Set<string>(['name', 'size']) : new Set<string>(options.columnsToShow);
     return Object.fromEntries(DATA_COLUMNS.map((column) => [column, visible.has(column)]));
@@ -176,43 +188,15 @@ export function ObjectTable({
   return (
     <div ref={scrollRef} className={classes.scroller} data-testid="object-scroller">
       <table className={classes.grid} style={{ minWidth: narrow ? undefined : totalWidth }} aria-label="Folder contents" aria-rowcount={tableRows.length}>
-        <thead className={classes.thead}>
-          {table.getHeaderGroups().map((group) => (
-            <tr key={group.id} className={classes.tr}>
-              {group.headers.map((header) => {
-                const id = header.column.id as DataColumn | 'select' | 'actions';
-                const sorted = sort?.id === id;
-                const sortable = id !== 'select' && id !== 'actions' && id !== 'level';
-                return (
-                  <th
-                    key={header.id}
-                    className={`${classes.th} ${id === 'name' ? classes.flexCell : ''}`}
-                    style={{ width: header.getSize() }}
-                    aria-sort={sorted ? (sort?.desc ? 'descending' : 'ascending') : undefined}
-                  >
-                    {id === 'select' ? (
-                      <Checkbox
-                        size="xs"
-                        aria-label="Select everything listed"
-                        checked={allSelected}
-                        onChange={(event) => onSelectAll(event.currentTarget.checked)}
-                      />
-                    ) : sortable ? (
-                      <button type="button" className={classes.sort} onClick={() => onSort(id)}>
-                        <table.FlexRender header={header} />
-                        <span aria-hidden className={classes.arrow}>
-                          {sorted ? (sort?.desc ? '▼' : '▲') : ''}
-                        </span>
-                      </button>
-                    ) : (
-                      <table.FlexRender header={header} />
-                    )}
-                  </th>
-                );
-              })}
-            </tr>
-          ))}
-        </thead>
+        <HeaderRow
+          table={table}
+          columnsKey={columns}
+          visibility={columnVisibility}
+          sort={sort}
+          allSelected={allSelected}
+          onSort={onSort}
+          onSelectAll={onSelectAll}
+        />
         {tableRows.length === 0 ? (
           <tbody>
             <tr>
@@ -225,25 +209,27 @@ export function ObjectTable({
               const row = tableRows[item.index];
               if (!row) return null;
               return (
-                <tr
+                <VirtualRow
                   key={row.id}
-                  data-index={item.index}
-                  className={`${classes.tr} ${classes.row} ${handlers.selected.has(row.id) ? classes.selected : ''}`}
-                  style={{ transform: `translateY(${item.start}px)`, height: ROW_HEIGHT }}
-                  aria-rowindex={item.index + 1}
-                  onDoubleClick={() => handlers.onOpen(row.original)}
-                >
-                  {row.getVisibleCells().map((cell) => (
-                    <td key={cell.id} className={`${classes.td} ${cell.column.id === 'name' ? classes.flexCell : ''}`} style={{ width: cell.column.getSize() }}>
-                      <table.FlexRender cell={cell} />
-                    </td>
-                  ))}
-                </tr>
+                  row={row}
+                  index={item.index}
+                  start={item.start}
+                  selected={handlers.selected.has(row.id)}
+                  onOpen={handlers.onOpen}
+                  cellsKey={columns}
+                  visibility={columnVisibility}
+                />
               );
             })}
           </tbody>
         )}
       </table>
+      <Menu opened={menu !== undefined} onClose={() => setMenu(undefined)} position="bottom-end" withinPortal shadow="md">
+        <Menu.Target>
+          <span className={classes.menuAnchor} style={{ left: menu?.x ?? 0, top: menu?.y ?? 0 }} />
+        </Menu.Target>
+        <Menu.Dropdown>{menu ? handlers.menu(menu.row) : null}</Menu.Dropdown>
+      </Menu>
       {(hasMore || loadingMore) && (
         <Text size="xs" c="dimmed" ta="center" py={6} className={classes.more}>
           {loadingMore ? 'Loading more…' : 'Scroll for more'}
@@ -252,3 +238,107 @@ export function ObjectTable({
     </div>
   );
 }
+
+type TableRow = Row<typeof features, BrowserRow>;
+
+/**
+ * One row of the virtual list. Memoised: while scrolling, rows that stay in view only move (their
+ * `start` changes), and only the rows entering the view render their cells.
+ */
+const VirtualRow = memo(function VirtualRow({
+  row,
+  index,
+  start,
+  selected,
+  onOpen,
+}: {
+  row: TableRow;
+  index: number;
+  start: number;
+  selected: boolean;
+  onOpen: (row: BrowserRow) => void;
+  /** Identity of the column definitions and visibility: rows re-render when they change. */
+  cellsKey: unknown;
+  visibility: unknown;
+}) {
+  return (
+    <tr
+      data-index={index}
+      className={`${classes.tr} ${classes.row} ${selected ? classes.selected : ''}`}
+      style={{ transform: `translateY(${start}px)`, height: ROW_HEIGHT }}
+      aria-rowindex={index + 1}
+      onDoubleClick={() => onOpen(row.original)}
+    >
+      {row.getVisibleCells().map((cell) => (
+        <td key={cell.id} className={`${classes.td} ${cell.column.id === 'name' ? classes.flexCell : ''}`} style={{ width: cell.column.getSize() }}>
+          <CellContent cell={cell} />
+        </td>
+      ))}
+    </tr>
+  );
+});
+
+function CellContent({ cell }: { cell: ReturnType<TableRow['getVisibleCells']>[number] }) {
+  const render = cell.column.columnDef.cell;
+  if (typeof render === 'function') return <>{render(cell.getContext())}</>;
+  return <>{render ?? null}</>;
+}
+
+type TableInstance = ReturnType<typeof useTable<typeof features, BrowserRow>>;
+
+/** The header row, memoised so that scrolling (which re-renders the table body) leaves it alone. */
+const HeaderRow = memo(function HeaderRow({
+  table,
+  sort,
+  allSelected,
+  onSort,
+  onSelectAll,
+}: {
+  table: TableInstance;
+  columnsKey: unknown;
+  visibility: unknown;
+  sort: DataTableOptions['sortOrder'][number] | undefined;
+  allSelected: boolean;
+  onSort: (column: DataColumn) => void;
+  onSelectAll: (on: boolean) => void;
+}) {
+  return (
+    <thead className={classes.thead}>
+      {table.getHeaderGroups().map((group) => (
+        <tr key={group.id} className={classes.tr}>
+          {group.headers.map((header) => {
+            const id = header.column.id as DataColumn | 'select' | 'actions';
+            const sorted = sort?.id === id;
+            const sortable = id !== 'select' && id !== 'actions' && id !== 'level';
+            return (
+              <th
+                key={header.id}
+                className={`${classes.th} ${id === 'name' ? classes.flexCell : ''}`}
+                style={{ width: header.getSize() }}
+                aria-sort={sorted ? (sort?.desc ? 'descending' : 'ascending') : undefined}
+              >
+                {id === 'select' ? (
+                  <Checkbox
+                    size="xs"
+                    aria-label="Select everything listed"
+                    checked={allSelected}
+                    onChange={(event) => onSelectAll(event.currentTarget.checked)}
+                  />
+                ) : sortable ? (
+                  <button type="button" className={classes.sort} onClick={() => onSort(id)}>
+                    <table.FlexRender header={header} />
+                    <span aria-hidden className={classes.arrow}>
+                      {sorted ? (sort?.desc ? '▼' : '▲') : ''}
+                    </span>
+                  </button>
+                ) : (
+                  <table.FlexRender header={header} />
+                )}
+              </th>
+            );
+          })}
+        </tr>
+      ))}
+    </thead>
+  );
+});
