@@ -512,6 +512,25 @@ describe.skipIf(!available)('project and data pages in Chromium', { timeout: 120
     await page.close();
   });
 
+  it('lists data and datasets across projects in the catalogs, with filters in the query string', async () => {
+    const { id: P } = await alice.client.call('project/new', { name: 'Catalogued' });
+    await apiUpload(alice.client, P, '/cohorts', 'catalog-reads.fastq', Buffer.from('@r\nACGT\n+\nIIII\n'));
+    await alice.client.call('record/new', { project: P, name: 'UK cohort', types: ['Dataset'], close: true, folder: '/' });
+    await alice.client.call('record/new', { project: P, name: 'draft dataset', types: ['Dataset'], folder: '/' });
+    const page = await signedInPage(alice, '/panx/data/datasets');
+    await page.getByRole('table', { name: 'Datasets' }).waitFor();
+    await page.getByRole('link', { name: 'UK cohort' }).waitFor();
+    expect(await page.getByRole('link', { name: 'draft dataset' }).count()).toBe(0);
+    await shoot(page, 'datasets-catalog');
+    await page.goto(`${server.url}/panx/data?name=catalog-reads`);
+    await page.getByRole('link', { name: 'catalog-reads.fastq' }).waitFor();
+    expect(await page.getByRole('textbox', { name: 'Name' }).inputValue()).toBe('catalog-reads');
+    await page.getByRole('textbox', { name: 'Name' }).fill('UK');
+    await page.waitForURL(/\/panx\/data\?name=UK$/);
+    await page.getByRole('link', { name: 'UK cohort' }).waitFor();
+    await page.close();
+  });
+
   it('edits project settings, then deletes the project', async () => {
     const { id: P } = await alice.client.call('project/new', { name: 'Settings target', tags: ['old'] });
     const page = await signedInPage(alice, `/panx/projects/${P}/settings`);

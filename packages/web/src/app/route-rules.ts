@@ -20,6 +20,8 @@ export type PageKey =
   | 'projectData'
   | 'projectSettings'
   | 'fileViewer'
+  | 'dataCatalog'
+  | 'datasetsCatalog'
   /** Owned by a later issue: an honest "not available yet" page. */
   | 'notAvailable';
 
@@ -171,8 +173,8 @@ export const ROUTES: readonly RouteEntry[] = [
   { id: 'projectToolDetails', path: '/projects/:projectID/:toolID', page: 'notAvailable', title: 'Tool details' },
 
   { id: 'search', path: '/search', page: 'notAvailable', title: 'Omics data discovery search', pageId: 'omics-data-catalog-search' },
-  { id: 'dataCatalog', path: '/data', page: 'notAvailable', title: 'Data catalog', pageId: 'data-catalog' },
-  { id: 'datasetsCatalog', path: '/data/datasets', page: 'notAvailable', title: 'Datasets catalog', pageId: 'datasets-catalog' },
+  { id: 'dataCatalog', path: '/data', page: 'dataCatalog', title: 'Data catalog', pageId: 'data-catalog' },
+  { id: 'datasetsCatalog', path: '/data/datasets', page: 'datasetsCatalog', title: 'Datasets catalog', pageId: 'datasets-catalog' },
 
   { id: 'orgs', path: '/orgs', page: 'notAvailable', title: 'Organizations', pageId: 'organizations-page' },
   { id: 'orgSettings', path: '/orgs/:org/settings/:menuItem?', page: 'notAvailable', title: 'Organization settings' },

@@ -17,6 +17,8 @@ const PAGES: Record<PageKey, PageModule> = {
   projectData: () => import('../features/data/DataPage').then((module) => ({ Component: module.DataPage })),
   projectSettings: () => import('../features/projects/ProjectSettingsPage').then((module) => ({ Component: module.ProjectSettingsPage })),
   fileViewer: () => import('../features/viewer/FileViewerPage').then((module) => ({ Component: module.FileViewerPage })),
+  dataCatalog: () => import('../features/data/CatalogPage').then((module) => ({ Component: module.DataCatalogPage })),
+  datasetsCatalog: () => import('../features/data/CatalogPage').then((module) => ({ Component: module.DatasetsCatalogPage })),
   communityHome: () => import('../features/communities/CommunityHomePage').then((module) => ({ Component: module.CommunityHomePage })),
   setup2fa: () => import('../features/two-factor/SetupTwoFactorPage').then((module) => ({ Component: module.SetupTwoFactorPage })),
   notAvailable: () => import('../features/placeholder/NotAvailablePage').then((module) => ({ Component: module.NotAvailablePage })),
