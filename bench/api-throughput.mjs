@@ -177,7 +177,7 @@ async function experiments(backends) {
   if (backends.includes('postgres')) await measureBackend('postgres', { label: 'postgres+prepared', env: { PANX_BENCH_PG_PREPARED: '1' }, sink });
   console.log('\n## Experiments: the same calls with a fix preloaded (bench/experiments/db-preload.mjs)\n');
   printTable(
-    ['variant', 'call', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'CPU server', 'CPU postgres', 'vs unpatched'],
+    ['variant', 'call', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'server CPU µs/req', 'CPU server', 'CPU postgres', 'CPU other', 'vs unpatched'],
     sink.map((row) => {
       const plain = rows.find((other) => other.backend === row.backend.split('+')[0] && other.scenario === row.scenario);
       return [
@@ -187,8 +187,10 @@ async function experiments(backends) {
         fmt(row.p50Ms, 2),
         fmt(row.p99Ms, 2),
         row.errors,
+        fmt((row.cpu.serverCores / row.rps) * 1e6, 0),
         fmt(row.cpu.serverCores, 2),
         fmt(row.cpu.postgresCores, 2),
+        fmt(row.cpu.otherCores, 2),
         plain ? `${fmt(row.rps / plain.rps, 2)} ×` : '',
       ];
     }),
@@ -237,7 +239,21 @@ try {
   const fastify = rows.find((row) => row.scenario.startsWith('baseline: Fastify'));
   console.log('\n## API throughput (64 connections)\n');
   printTable(
-    ['backend', 'call', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'CPU server', 'CPU postgres', 'CPU wrk', 'CPU other', 'vs Fastify ceiling', 'target'],
+    [
+      'backend',
+      'call',
+      'req/s',
+      'p50 ms',
+      'p99 ms',
+      'errors',
+      'server CPU µs/req',
+      'CPU server',
+      'CPU postgres',
+      'CPU wrk',
+      'CPU other',
+      'vs Fastify ceiling',
+      'target',
+    ],
     rows.map((row) => [
       row.backend,
       row.scenario,
@@ -245,6 +261,7 @@ try {
       fmt(row.p50Ms, 2),
       fmt(row.p99Ms, 2),
       row.errors,
+      fmt((row.cpu.serverCores / row.rps) * 1e6, 0),
       fmt(row.cpu.serverCores, 2),
       fmt(row.cpu.postgresCores, 2),
       fmt(row.cpu.loadGeneratorCores, 2),
@@ -262,7 +279,8 @@ try {
     if (a && b) console.log(`  ${name}: ${fmt((b.rps / a.rps) * 100, 1)} %`);
   }
   console.log(`\ntarget: describe ≥ ${TARGET_RPS} req/s with p99 < ${TARGET_P99_MS} ms on SQLite (the "target" column judges every backend by it).
-CPU columns are cores used during the measured seconds (2 = the whole machine); "other" is work outside the server, PostgreSQL and wrk (kernel networking, other processes).`);
+CPU columns are cores used during the measured seconds (2 = the whole machine); "other" is work outside the server, PostgreSQL and wrk (kernel networking, other processes).
+"server CPU µs/req" is the server's CPU time per request: the figure least disturbed by other work on the machine (one Node process can do at most 1e6 / that many requests per second).`);
 
   const experimentRows = args.experiments ? await experiments(backends) : undefined;
   const profile = args.profile ? await profileSqlite() : undefined;

@@ -1,5 +1,6 @@
 // The baseline of the transfer benchmark: a plain local HTTP server that `curl` uploads to and
-// downloads from. PUT /<name> writes the body to <dir>/<name>; GET /<name> streams that file back.
+// downloads from. PUT /<name> writes the body to <dir>/<name> (PUT /<name>?fsync=1 also fsyncs it
+// before answering, as Panx's local blob store does); GET /<name> streams that file back.
 //
 //   node bench/baseline-file-server.mjs <port> <dir>
 import fs from 'node:fs';
@@ -15,6 +16,11 @@ const server = http.createServer(async (request, response) => {
   try {
     if (request.method === 'PUT') {
       await pipeline(request, fs.createWriteStream(file));
+      if (new URL(request.url ?? '/', 'http://x').searchParams.get('fsync') === '1') {
+        const handle = await fs.promises.open(file, 'r+');
+        await handle.sync();
+        await handle.close();
+      }
       response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ size: fs.statSync(file).size }));
     } else if (request.method === 'GET' && name) {
       const { size } = fs.statSync(file);

@@ -82,10 +82,7 @@ try {
   }
   const total = performance.now() - started;
   console.log(`\n${batch} trivial jobs submitted at once`);
-  printTable(
-    ['submitted in (s)', 'all done in (s)', 'jobs/s'],
-    [[fmt(submitted / 1000, 2), fmt(total / 1000, 2), fmt(batch / (total / 1000), 1)]],
-  );
+  printTable(['submitted in (s)', 'all done in (s)', 'jobs/s'], [[fmt(submitted / 1000, 2), fmt(total / 1000, 2), fmt(batch / (total / 1000), 1)]]);
   saveResults('jobs', { runs, batch, engine: e, bash: b, node: n, batchSeconds: total / 1000, jobsPerSecond: batch / (total / 1000) });
 } finally {
   await server.stop();

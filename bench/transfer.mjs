@@ -95,6 +95,12 @@ async function timed(command, commandArgs, { env, watchPid } = {}) {
   return { seconds, output, clientCores: childTicks / 100 / seconds, serverCores: watched };
 }
 
+/** Before every timed copy: flush dirty pages (earlier copies' writeback must not slow this one), then wait for a quiet machine. */
+async function settle() {
+  spawnSync('sync');
+  await waitForQuiet();
+}
+
 function sameBytes(a, b) {
   return spawnSync('cmp', ['-s', a, b]).status === 0;
 }
@@ -119,14 +125,20 @@ async function baseline() {
   try {
     await waitForHttp(url, 30_000, server);
     for (let run = 1; run <= RUNS; run++) {
-      await waitForQuiet();
+      await settle();
       const put = await timed('curl', ['-sS', '-f', '-T', source, '-o', '/dev/null', `${url}/upload.bin`], { watchPid: server.pid });
       if (run === RUNS && !sameBytes(source, path.join(dir, 'upload.bin'))) throw new Error('curl upload: the bytes differ');
       fs.rmSync(path.join(dir, 'upload.bin'), { force: true });
       record({ tool: 'curl + node:http file server', direction: 'upload', run, ...put, mibPerS: SIZE / MiB / put.seconds });
 
+      // The same with an fsync before the answer: what durability costs (Panx fsyncs every part and the assembled file).
+      await settle();
+      const synced = await timed('curl', ['-sS', '-f', '-T', source, '-o', '/dev/null', `${url}/upload.bin?fsync=1`], { watchPid: server.pid });
+      fs.rmSync(path.join(dir, 'upload.bin'), { force: true });
+      record({ tool: 'curl + file server with fsync', direction: 'upload', run, ...synced, mibPerS: SIZE / MiB / synced.seconds });
+
       const out = path.join(tmp, 'curl-download.bin');
-      await waitForQuiet();
+      await settle();
       const get = await timed('curl', ['-sS', '-f', '-o', out, `${url}/source.bin`], { watchPid: server.pid });
       if (run === RUNS && !sameBytes(source, out)) throw new Error('curl download: the bytes differ');
       fs.rmSync(out, { force: true });
@@ -151,23 +163,19 @@ async function panx({ profileDir } = {}) {
   const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.join(profileDir, 'server')}`] : [];
   const server = await startPanx({ dataDir: path.join(tmp, 'panx'), nodeArgs });
   const configDir = path.join(tmp, 'px-config');
-  const env = {
-    PANX_SERVER: server.url,
-    PANX_TOKEN: server.token,
-    PANX_CONFIG_DIR: configDir,
-    ...(profileDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${path.join(profileDir, 'px')}` } : {}),
-  };
+  const env = { PANX_SERVER: server.url, PANX_TOKEN: server.token, PANX_CONFIG_DIR: configDir };
+  const pxArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.join(profileDir, 'px')}`, PX] : [PX];
   const runs = profileDir ? 1 : RUNS;
   const tool = profileDir ? 'px (profiled)' : 'px';
   try {
     const { id: project } = await server.call('project/new', { name: 'transfer bench' });
     let keep;
     for (let run = 1; run <= runs; run++) {
-      await waitForQuiet();
+      await settle();
       const name = `upload_${run}.bin`;
       const put = await timed(
         process.execPath,
-        [PX, 'upload', source, '-d', `${project}:/${name}`, '--parts', PARTS, '--part-size', PART_SIZE_MIB, '--no-progress', '--json'],
+        [...pxArgs, 'upload', source, '-d', `${project}:/${name}`, '--parts', PARTS, '--part-size', PART_SIZE_MIB, '--no-progress', '--json'],
         { env, watchPid: server.pid },
       );
       const [{ id }] = JSON.parse(put.output);
@@ -190,8 +198,8 @@ async function panx({ profileDir } = {}) {
       keep = id;
 
       const out = path.join(tmp, 'px-download.bin');
-      await waitForQuiet();
-      const get = await timed(process.execPath, [PX, 'download', `${project}:${id}`, '-o', out, '-f', '--no-progress'], { env, watchPid: server.pid });
+      await settle();
+      const get = await timed(process.execPath, [...pxArgs, 'download', `${project}:${id}`, '-o', out, '-f', '--no-progress'], { env, watchPid: server.pid });
       if (run === runs && !sameBytes(source, out)) throw new Error('px upload + download: the bytes differ from the source');
       fs.rmSync(out, { force: true });
       record({ tool, direction: 'download', run, ...get, mibPerS: SIZE / MiB / get.seconds });
@@ -235,6 +243,14 @@ try {
   }
   const returned = median('px', 'upload (px returned)');
   const curlUp = median('curl + node:http file server', 'upload');
+  const curlSynced = median('curl + file server with fsync', 'upload');
+  table.push([
+    'upload (until closed) vs curl to a server that fsyncs',
+    `${fmt(curlSynced.mibPerS.median, 0)} MiB/s (${fmt(curlSynced.seconds.median, 2)} s)`,
+    `${fmt(summary.upload.px.mibPerS.median, 0)} MiB/s`,
+    `${fmt((summary.upload.px.mibPerS.median / curlSynced.mibPerS.median) * 100, 1)} %`,
+    '',
+  ]);
   table.push([
     'upload (until px returned, file still closing)',
     `${fmt(curlUp.mibPerS.median, 0)} MiB/s`,
