@@ -11,6 +11,7 @@ import { signedUrl } from './bytes';
 import { detectFormat, formatBytes } from './formats';
 import { BamView, FastxView, HexView, TabularView, TextView, VcfView, type ViewTarget } from './GenomicsViews';
 import classes from './viewer.module.css';
+import { PdfView } from './PdfView';
 
 interface Described {
   id: string;
@@ -76,11 +77,7 @@ export function FileViewerPage() {
         body = image.data ? <Image src={image.data} alt={name} fit="contain" mah="75vh" /> : <LoadingState rows={4} label="Loading the image" />;
         break;
       case 'pdf':
-        body = (
-          <Alert color="blue" title="PDF">
-            PDF files are not rendered in the browser yet: download it to read it.
-          </Alert>
-        );
+        body = <PdfView target={target} />;
         break;
       case 'html':
         body = <TextView target={target} format={format} html />;
