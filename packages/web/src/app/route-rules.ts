@@ -22,6 +22,13 @@ export type PageKey =
   | 'fileViewer'
   | 'dataCatalog'
   | 'datasetsCatalog'
+  | 'toolLibrary'
+  | 'toolDetails'
+  | 'toolRunner'
+  | 'workflowEditor'
+  | 'importWorkflow'
+  | 'executionsList'
+  | 'executionDetails'
   /** Owned by a later issue: an honest "not available yet" page. */
   | 'notAvailable';
 
@@ -152,25 +159,25 @@ export const ROUTES: readonly RouteEntry[] = [
   { id: 'projectsPartner', path: '/projects/partner/:orgID', page: 'projects', title: 'Partner projects', pageId: 'projects-list' },
   { id: 'projectData', path: '/projects/:id/data/*', page: 'projectData', title: 'Project data', pageId: 'data-manager' },
   { id: 'projectSettings', path: '/projects/:id/settings', page: 'projectSettings', title: 'Project settings', pageId: 'project-settings' },
-  { id: 'projectMonitor', path: '/projects/:id/monitor', page: 'notAvailable', title: 'Executions', pageId: 'executions-list' },
+  { id: 'projectMonitor', path: '/projects/:id/monitor', page: 'executionsList', title: 'Executions', pageId: 'executions-list' },
   {
     id: 'executionTry',
     path: '/projects/:id/monitor/:executionClass/:executionHandle/try/:tryNumber/*',
-    page: 'notAvailable',
+    page: 'executionDetails',
     title: 'Execution try',
     pageId: 'execution-page',
   },
   {
     id: 'executionDetails',
     path: '/projects/:id/monitor/:executionClass/:executionHandle/*',
-    page: 'notAvailable',
+    page: 'executionDetails',
     title: 'Execution details',
     pageId: 'execution-page',
   },
   { id: 'projectVisualize', path: '/projects/:id/visualize/:fragment?', page: 'notAvailable', title: 'Visualize' },
-  { id: 'workflowEditor', path: '/projects/:id/workflows/:workflow', page: 'notAvailable', title: 'Workflow editor' },
-  { id: 'projectToolRun', path: '/projects/:projectID/run/:toolID/*', page: 'notAvailable', title: 'Run a tool', pageId: 'quicklaunch' },
-  { id: 'projectToolDetails', path: '/projects/:projectID/:toolID', page: 'notAvailable', title: 'Tool details' },
+  { id: 'workflowEditor', path: '/projects/:id/workflows/:workflow', page: 'workflowEditor', title: 'Workflow editor' },
+  { id: 'projectToolRun', path: '/projects/:projectID/run/:toolID/*', page: 'toolRunner', title: 'Run a tool', pageId: 'quicklaunch' },
+  { id: 'projectToolDetails', path: '/projects/:projectID/:toolID', page: 'toolDetails', title: 'Tool details' },
 
   { id: 'search', path: '/search', page: 'notAvailable', title: 'Omics data discovery search', pageId: 'omics-data-catalog-search' },
   { id: 'dataCatalog', path: '/data', page: 'dataCatalog', title: 'Data catalog', pageId: 'data-catalog' },
@@ -191,11 +198,11 @@ export const ROUTES: readonly RouteEntry[] = [
   { id: 'communityHome', path: '/communities/:id/home', page: 'communityHome', title: 'Community' },
   { id: 'coHome', path: '/co/:id/home', page: 'communityHome', title: 'Community' },
 
-  { id: 'tools', path: '/tools', page: 'notAvailable', title: 'Tools', pageId: 'tools-library' },
-  { id: 'toolRun', path: '/tools/run/:toolID/*', page: 'notAvailable', title: 'Run a tool', pageId: 'quicklaunch' },
+  { id: 'tools', path: '/tools', page: 'toolLibrary', title: 'Tools', pageId: 'tools-library' },
+  { id: 'toolRun', path: '/tools/run/:toolID/*', page: 'toolRunner', title: 'Run a tool', pageId: 'quicklaunch' },
   { id: 'toolWorkers', path: '/tools/workers/:workerID/*', page: 'notAvailable', title: 'Workers', pageId: 'workers-list' },
-  { id: 'importWorkflow', path: '/tools/import-workflow/*', page: 'notAvailable', title: 'Import a workflow' },
-  { id: 'toolDetails', path: '/tool/:toolClass/:toolID', page: 'notAvailable', title: 'Tool details' },
+  { id: 'importWorkflow', path: '/tools/import-workflow/*', page: 'importWorkflow', title: 'Import a workflow' },
+  { id: 'toolDetails', path: '/tool/:toolClass/:toolID', page: 'toolDetails', title: 'Tool details' },
   { id: 'terminal', path: '/terminal/*', page: 'notAvailable', title: 'Terminal' },
   { id: 'stencilData', path: '/stencil/data/:data/*', page: 'notAvailable', title: 'Stencil' },
   { id: 'stencilSession', path: '/stencil/session/:session/*', page: 'notAvailable', title: 'Stencil' },
@@ -225,7 +232,7 @@ export const ROUTES: readonly RouteEntry[] = [
     title: 'Data transfer request review data',
     pageId: 'data-transfer-request-review-data',
   },
-  { id: 'execution', path: '/executions/:id', page: 'notAvailable', title: 'Execution', pageId: 'execution-page' },
+  { id: 'execution', path: '/executions/:id', page: 'executionDetails', title: 'Execution', pageId: 'execution-page' },
   { id: 'dataResources', path: '/dataResources', page: 'notAvailable', title: 'Data resource centres' },
   { id: 'dataResource', path: '/dataResources/:tre', page: 'notAvailable', title: 'Data resource centre' },
   { id: 'dataResourceDescription', path: '/dataResources/:tre/description', page: 'notAvailable', title: 'Data resource centre' },

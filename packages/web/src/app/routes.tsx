@@ -21,6 +21,13 @@ const PAGES: Record<PageKey, PageModule> = {
   datasetsCatalog: () => import('../features/data/CatalogPage').then((module) => ({ Component: module.DatasetsCatalogPage })),
   communityHome: () => import('../features/communities/CommunityHomePage').then((module) => ({ Component: module.CommunityHomePage })),
   setup2fa: () => import('../features/two-factor/SetupTwoFactorPage').then((module) => ({ Component: module.SetupTwoFactorPage })),
+  toolLibrary: () => import('../features/tools/ToolLibraryPage').then((module) => ({ Component: module.ToolLibraryPage })),
+  toolDetails: () => import('../features/tools/ToolDetailsPage').then((module) => ({ Component: module.ToolDetailsPage })),
+  toolRunner: () => import('../features/runner/ToolRunnerPage').then((module) => ({ Component: module.ToolRunnerPage })),
+  workflowEditor: () => import('../features/workflows/WorkflowEditorPage').then((module) => ({ Component: module.WorkflowEditorPage })),
+  importWorkflow: () => import('../features/workflows/ImportWorkflowPage').then((module) => ({ Component: module.ImportWorkflowPage })),
+  executionsList: () => import('../features/monitor/ExecutionsPage').then((module) => ({ Component: module.ExecutionsPage })),
+  executionDetails: () => import('../features/monitor/ExecutionDetailsPage').then((module) => ({ Component: module.ExecutionDetailsPage })),
   notAvailable: () => import('../features/placeholder/NotAvailablePage').then((module) => ({ Component: module.NotAvailablePage })),
 };
 
