@@ -19,6 +19,8 @@ interface StreamOptions {
   tail?: unknown;
   try?: unknown;
   levels?: unknown;
+  /** Panx: resume after the line whose `line` value this is (a reconnecting client loses and repeats nothing). */
+  starting?: unknown;
 }
 
 /** What `dx watch` sends when it has nothing to say about the count (reference §7.4). */
@@ -30,7 +32,8 @@ const POLL_MS = 400;
  * Reading job logs: the REST `getLog` in pages, and the websocket `GET /job-xxxx/getLog/websocket`
  * that `dx watch` and `px watch` follow (reference §7.4): the client's first frame carries its
  * token and options, then every line is one JSON frame, and `END_LOG` follows the last line of a
- * finished job before a close with code 1000.
+ * finished job before a close with code 1000. Panx adds `starting` to the first frame: the `line`
+ * value of the last line a client received, so that a reconnecting client continues right after it.
  */
 export class JobLogsQuery {
   private readonly sockets = new Set<WebSocket>();
@@ -105,7 +108,10 @@ export class JobLogsQuery {
       const levels = Array.isArray(options.levels) ? options.levels.filter((level): level is string => typeof level === 'string') : undefined;
       const recent = typeof options.numRecentMessages === 'number' ? options.numRecentMessages : DEFAULT_RECENT;
       let { set, rows } = await this.jobSet(job, recurse, tryNumber);
-      let afterId = await this.logs.startOfRecent(set, recent);
+      if (options.starting !== undefined && (typeof options.starting !== 'number' || !Number.isSafeInteger(options.starting) || options.starting < 0)) {
+        throw invalidInput('"starting" must be the "line" value of the last line received');
+      }
+      let afterId = typeof options.starting === 'number' ? options.starting : await this.logs.startOfRecent(set, recent);
       let finalRound = false;
       for (;;) {
         if (socket.readyState !== socket.OPEN) return;
