@@ -39,7 +39,10 @@ describe('the log websocket resumes after a line (sqlite+local)', () => {
   });
 
   it('sends only the lines after `starting`, each once, then END_LOG', async () => {
-    const applet = await newApplet(user.client, project, { name: 'counter', code: 'main() { for i in $(seq 1 30); do echo "line $i"; done; echo "err" >&2; }' });
+    const applet = await newApplet(user.client, project, {
+      name: 'counter',
+      code: 'main() { for i in $(seq 1 30); do echo "line $i"; done; echo "err" >&2; }',
+    });
     const { id } = (await user.client.post(applet, 'run', { project, input: {} })) as { id: string };
     await waitForJob(user.client, id);
 
@@ -57,7 +60,10 @@ describe('the log websocket resumes after a line (sqlite+local)', () => {
     const rest = resumed.frames.filter((frame) => frame.msg !== 'END_LOG');
     const expected = all.frames.filter((frame) => frame.msg !== 'END_LOG' && frame.line > cut.line);
     expect(rest.map((frame) => frame.line)).toEqual(expected.map((frame) => frame.line));
-    expect(rest.filter((frame) => frame.source === 'APP').map((frame) => frame.msg)).toEqual([...Array.from({ length: 18 }, (_, i) => `line ${i + 13}`), 'err']);
+    expect(rest.filter((frame) => frame.source === 'APP').map((frame) => frame.msg)).toEqual([
+      ...Array.from({ length: 18 }, (_, i) => `line ${i + 13}`),
+      'err',
+    ]);
     expect(resumed.frames[resumed.frames.length - 1]).toMatchObject({ source: 'SYSTEM', msg: 'END_LOG' });
   });
 
