@@ -612,6 +612,8 @@ export class JobsService {
       for (const row of batch) {
         before = { created: row.created, id: row.id };
         if (matcher && !matcher.test(row.name)) continue;
+        // `parentAnalysis: null`: no analysis's stage jobs (top-level executions, as the monitor lists them).
+        if (input.parentAnalysis === null && row.class === 'job' && row.parentJob === null && jobSpec(row).analysis) continue;
         if (input.tags && !matchesTags(parseJson<string[]>(row.tags, []), input.tags)) continue;
         if (input.properties && !matchesProperties(parseJson(row.properties, {}), input.properties)) continue;
         if (results.length === limit) return { results, next: lastReturned ?? null };

@@ -77,6 +77,8 @@ const ANALYSIS_DEFAULT_FIELDS = [
  * (`analysisState`) whenever one of them finishes, and on terminate.
  */
 export class AnalysesService {
+  private readonly finishedListeners: ((analysis: JobRow, now: number) => Promise<void>)[] = [];
+
   constructor(
     private readonly stores: Stores,
     private readonly access: AccessService,
@@ -92,6 +94,14 @@ export class AnalysesService {
       stageJobs: (ids) => this.stageJobs(ids),
     });
     this.engine.onTerminal((job, now) => this.onJobFinished(job, now));
+  }
+
+  /**
+   * `listener(analysis, now)` runs once when an analysis reaches done, failed or terminated (the server
+   * whose conditional update wrote that state calls it); its errors are the listener's to handle.
+   */
+  onFinished(listener: (analysis: JobRow, now: number) => Promise<void>): void {
+    this.finishedListeners.push(listener);
   }
 
   // ---- running ----
@@ -368,7 +378,13 @@ export class AnalysesService {
         patch.failureReason = 'Terminated';
         patch.failureMessage = `The analysis was terminated by ${spec.terminatedBy}`;
       }
-      if (await this.stores.jobs.updateIf(analysisId, [row.state], patch)) return;
+      if (await this.stores.jobs.updateIf(analysisId, [row.state], patch)) {
+        if (next === 'done' || next === 'failed' || next === 'terminated') {
+          const finished = { ...row, ...patch };
+          for (const listener of this.finishedListeners) await listener(finished, now);
+        }
+        return;
+      }
     }
   }
 
