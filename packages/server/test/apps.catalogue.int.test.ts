@@ -21,7 +21,7 @@ import { startTestPlatform, type TestPlatform } from './harness.js';
  * germline workflow chains them) on the demo data and call exactly the planted SNPs.
  */
 
-const APP_NAMES = ['bcftools_call', 'bwa_mem', 'fastp', 'minimap2', 'samtools_sort_index', 'seqtk_sample'];
+const APP_NAMES = ['bcftools_call', 'bwa_mem', 'fastp', 'minimap2', 'samtools_sort_index', 'seqtk_sample', 'url_fetcher'];
 type Link = { $dnanexus_link: string };
 const idOf = (value: unknown) => (value as Link).$dnanexus_link;
 
