@@ -148,11 +148,16 @@ function contentTypeOf(file: string): string {
   const types: Record<string, string> = {
     '.html': 'text/html',
     '.js': 'text/javascript',
+    // PDF.js's worker is an ES module (.mjs): browsers refuse a module script served as octet-stream.
+    '.mjs': 'text/javascript',
+    '.wasm': 'application/wasm',
     '.css': 'text/css',
     '.svg': 'image/svg+xml',
     '.png': 'image/png',
     '.json': 'application/json',
     '.woff2': 'font/woff2',
+    '.ico': 'image/x-icon',
+    '.map': 'application/json',
   };
   return types[path.extname(file)] ?? 'application/octet-stream';
 }

@@ -36,6 +36,7 @@ import { activeFilterIds, type FilterValue, filtersReducer, folderFilterMode, pa
 import { ancestorsOf, buildFolderTree, expandedPaths, normalizeFolderPath, ROOT, revealFolder, toggleFolder } from './folder-tree';
 import { FolderTree } from './FolderTree';
 import { flattenPages, folderRow, searchFromFilters, useFolderListing, useFolderPaths, useObjectSearch, useRefreshProject } from './hooks';
+import { ImportProgress, ImportUrlsModal, type StartedImport } from './ImportUrlsModal';
 import { bulkDownloadFiles, initialModals, modalsReducer } from './modal-state';
 import { nameMatcher } from './name-filter';
 import { ObjectTable, type RowHandlers } from './ObjectTable';
@@ -101,6 +102,7 @@ export function DataPage() {
     }
   }, [options]);
   const [modals, dispatchModal] = useReducer(modalsReducer, undefined, initialModals);
+  const [imports, setImports] = useState<StartedImport[]>([]);
   const [selected, setSelected] = useState<Set<string>>(new Set());
   // Another folder: nothing selected (reset while rendering, as React recommends for derived resets).
   const [selectionPlace, setSelectionPlace] = useState(`${projectId}:${folder}`);
@@ -174,6 +176,7 @@ export function DataPage() {
     [navigate, projectId],
   );
 
+  const refreshListing = useCallback(() => void refresh(projectId), [refresh, projectId]);
   const done = useCallback(
     (message?: string) => {
       if (message) notifications.show({ color: 'green', message });
@@ -388,8 +391,8 @@ export function DataPage() {
       <Button size="xs" variant="default" disabled={!canUpload} onClick={() => setCreatingFolder(true)}>
         New folder
       </Button>
-      <Tooltip label="Importing from URLs needs a server route that fetches them; not available yet." withinPortal>
-        <Button size="xs" variant="default" disabled>
+      <Tooltip label={canContribute ? 'The server fetches files from http, https or ftp URLs' : 'Importing runs jobs: it needs CONTRIBUTE access'} withinPortal>
+        <Button size="xs" variant="default" disabled={!canContribute} onClick={() => dispatchModal({ type: 'openImport' })}>
           Import from URLs
         </Button>
       </Tooltip>
@@ -676,6 +679,7 @@ export function DataPage() {
               </Group>
             </Paper>
           )}
+          <ImportProgress projectId={projectId} imports={imports} onFinished={refreshListing} onDismiss={() => setImports([])} />
           {level === 'VIEW' && <Alert color="gray">You can view and download this project's data (VIEW access). Ask an administrator for more.</Alert>}
         </Stack>
       </div>
@@ -737,6 +741,13 @@ export function DataPage() {
           .map((row) => (row.kind === 'folder' ? `${row.name}/` : row.name))}
         onClose={() => dispatchModal({ type: 'close', modal: 'delete-data' })}
         onRequest={() => void requestDelete()}
+      />
+      <ImportUrlsModal
+        state={modals['import-urls']}
+        projectId={projectId}
+        folder={folder}
+        dispatch={dispatchModal}
+        onStarted={(started) => setImports((current) => [...current, ...started])}
       />
       <DownloadModal state={modals['download-data']} onClose={() => dispatchModal({ type: 'close', modal: 'download-data' })} />
       <PreviewModal
