@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { ListMultipartUploadsCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetBucketCorsCommand, ListMultipartUploadsCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BlobIntegrityError, BlobNotFoundError, type BlobStore, UploadGoneError } from '../src/storage/blob-store.js';
 import { FsBlobStore } from '../src/storage/fs.blob-store.js';
@@ -230,5 +230,42 @@ describe.each(makers)('blob store contract: $name', ({ make }) => {
     const url = await store.directDownloadUrl('files/x', 60, 'x.txt');
     if (store.kind === 's3') expect(url).toMatch(/X-Amz-Signature=/);
     else expect(url).toBeUndefined();
+  });
+});
+
+describe('S3 bucket set-up for browsers (moto)', () => {
+  it('gives a new bucket a CORS rule for the web origin, keeps an existing one, and names the origin of its URLs', async () => {
+    const endpoint = await startMoto();
+    const options: S3BlobStoreOptions = {
+      endpoint,
+      region: 'us-east-1',
+      bucket: `cors-${randomBytes(6).toString('hex')}`,
+      prefix: '',
+      accessKeyId: 'test',
+      secretAccessKey: 'test',
+      forcePathStyle: true,
+      downloadMode: 'presigned',
+    };
+    const store = new S3BlobStore(options);
+    await store.ensureBucket('http://panx.example:8080');
+    expect(await store.directDownloadOrigin()).toBe(new URL(endpoint).origin);
+    // The rule lets the web app's origin read with Range requests and see the headers PDF.js and the viewers need.
+    const client = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
+    const rules = async () => (await client.send(new GetBucketCorsCommand({ Bucket: options.bucket }))).CORSRules;
+    expect(await rules()).toEqual([
+      expect.objectContaining({
+        AllowedOrigins: ['http://panx.example:8080'],
+        AllowedMethods: ['GET', 'HEAD'],
+        AllowedHeaders: expect.arrayContaining(['Range']),
+        ExposeHeaders: expect.arrayContaining(['Content-Range', 'Accept-Ranges']),
+      }),
+    ]);
+    // A second start with another origin leaves the existing (the operator's) configuration alone.
+    await store.ensureBucket('http://other.example');
+    expect((await rules())?.[0]?.AllowedOrigins).toEqual(['http://panx.example:8080']);
+
+    const proxied = new S3BlobStore({ ...options, downloadMode: 'proxy' });
+    expect(await proxied.directDownloadOrigin()).toBeUndefined();
+    expect(await new FsBlobStore(fs.mkdtempSync(path.join(os.tmpdir(), 'panx-blobs-'))).directDownloadOrigin()).toBeUndefined();
   });
 });

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadAppCatalogue } from '../../server/src/demo/app-catalogue.js';
-import { startTestPlatform, type TestPlatform } from '../../server/test/harness.js';
+import { BACKENDS, startTestPlatform, type TestPlatform } from '../../server/test/harness.js';
 import { type Account, type Browser, browserAvailable, createAccount, launchBrowser, shoot, webDir } from './browser.js';
 
 const APPS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'apps');
@@ -44,7 +44,7 @@ it.runIf(!browserAvailable && process.env.PANX_E2E_REQUIRED === '1')('has Chromi
   expect(browserAvailable).toBe(true);
 });
 
-describe.skipIf(!browserAvailable)('importing from URLs and viewing PDFs in Chromium', { timeout: 120_000 }, () => {
+describe.skipIf(!browserAvailable).each(BACKENDS)('importing from URLs and viewing PDFs in Chromium on $name', { timeout: 120_000 }, (backend) => {
   let server: TestPlatform;
   let browser: Browser;
   let files: Server;
@@ -59,7 +59,7 @@ describe.skipIf(!browserAvailable)('importing from URLs and viewing PDFs in Chro
     });
     await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
     filesUrl = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
-    server = await startTestPlatform(undefined, { webDir, engine: { tickMs: 100 } });
+    server = await startTestPlatform(backend, { webDir, engine: { tickMs: 100 } });
     appsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'panx-apps-'));
     fs.cpSync(path.join(APPS_DIR, 'url_fetcher'), path.join(appsDir, 'url_fetcher'), { recursive: true });
     const admin = { userId: 'user-admin', tokenId: 'test', tokenKind: 'api' as const, isAdmin: true, scope: null };

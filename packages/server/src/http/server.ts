@@ -59,7 +59,14 @@ export function createHttpServer(log: Logger, bodyLimit: number): FastifyInstanc
 /** /api-docs (OpenAPI from the contract), /deployManifest.json and /asset/{config}/config.json for the web app, and the web build under /panx. */
 export function registerStaticRoutes(
   app: FastifyInstance,
-  options: { publicUrl: string; webDir?: string; manifest: () => unknown; runtimeConfig: () => unknown },
+  options: {
+    publicUrl: string;
+    webDir?: string;
+    manifest: () => unknown;
+    runtimeConfig: () => unknown;
+    /** Where the browser reads file bytes when they do not come from the API server (presigned S3 URLs). */
+    downloadOrigin?: string;
+  },
 ): void {
   const openapi = buildOpenApiDocument(options.publicUrl);
   app.get('/api-docs/openapi.json', async () => openapi);
@@ -95,7 +102,7 @@ export function registerStaticRoutes(
     }
     const wanted = path.resolve(webDir, `.${path.posix.normalize(`/${request.params['*']}`)}`);
     const file = wanted.startsWith(webDir) && fs.existsSync(wanted) && fs.statSync(wanted).isFile() ? wanted : path.join(webDir, 'index.html');
-    return sendWebFile(reply, file, options.publicUrl);
+    return sendWebFile(reply, file, options.publicUrl, options.downloadOrigin);
   });
 
   // The web app's error page (SPEC §8) sits outside /panx: /error/error.html?status=..&message=.., served from the build's error/ folder.
@@ -105,7 +112,7 @@ export function registerStaticRoutes(
     if (!errorDir || !wanted || !wanted.startsWith(`${errorDir}${path.sep}`) || !fs.existsSync(wanted) || !fs.statSync(wanted).isFile()) {
       return reply.code(404).type('text/plain').send('Not found');
     }
-    return sendWebFile(reply, wanted, options.publicUrl);
+    return sendWebFile(reply, wanted, options.publicUrl, options.downloadOrigin);
   });
 }
 
@@ -113,12 +120,12 @@ export function registerStaticRoutes(
  * Files of the web build. HTML gets a Content-Security-Policy that allows only this origin (and the API
  * server's, when it is published elsewhere); hashed assets are cached for a year, HTML never.
  */
-function sendWebFile(reply: FastifyReply, file: string, publicUrl: string) {
+function sendWebFile(reply: FastifyReply, file: string, publicUrl: string, downloadOrigin?: string) {
   const type = contentTypeOf(file);
   if (type === 'text/html') {
     const api = new URL(publicUrl).origin;
     void reply
-      .header('content-security-policy', webContentSecurityPolicy(api))
+      .header('content-security-policy', webContentSecurityPolicy(api, downloadOrigin))
       .header('x-content-type-options', 'nosniff')
       .header('referrer-policy', 'same-origin')
       .header('cache-control', 'no-cache');
@@ -128,15 +135,16 @@ function sendWebFile(reply: FastifyReply, file: string, publicUrl: string) {
   return reply.type(type).send(fs.createReadStream(file));
 }
 
-export function webContentSecurityPolicy(apiOrigin: string): string {
+export function webContentSecurityPolicy(apiOrigin: string, downloadOrigin?: string): string {
+  const bytes = downloadOrigin ? ` ${downloadOrigin}` : '';
   return [
     "default-src 'self'",
     "script-src 'self'",
     // Mantine sets CSS variables in a <style> element and inline style attributes.
     "style-src 'self' 'unsafe-inline'",
-    "img-src 'self' data:",
+    `img-src 'self' data: blob:${bytes}`,
     "font-src 'self'",
-    `connect-src 'self' ${apiOrigin}`,
+    `connect-src 'self' ${apiOrigin}${bytes}`,
     "object-src 'none'",
     "base-uri 'self'",
     "form-action 'self'",

@@ -39,6 +39,8 @@ export interface BlobStore {
   read(key: string, range?: ByteRange): Promise<Readable>;
   /** A URL the client can GET directly, when the store can hand one out (S3); undefined means proxy through the API. */
   directDownloadUrl(key: string, expiresInSeconds: number, filename: string, contentType?: string): Promise<string | undefined>;
+  /** The origin of those direct URLs (the web app's Content-Security-Policy must allow it), if any. */
+  directDownloadOrigin(): Promise<string | undefined>;
   delete(key: string): Promise<void>;
   /** Readiness probe. */
   check(): Promise<void>;

@@ -109,6 +109,10 @@ export class FsBlobStore implements BlobStore {
     return handle.createReadStream(range ? { start: range.start, end: range.end } : {});
   }
 
+  async directDownloadOrigin(): Promise<string | undefined> {
+    return undefined;
+  }
+
   async directDownloadUrl(): Promise<string | undefined> {
     return undefined;
   }

@@ -8,10 +8,12 @@ import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
   CreateBucketCommand,
+  GetBucketCorsCommand,
   CreateMultipartUploadCommand,
   DeleteObjectCommand,
   GetObjectCommand,
   HeadBucketCommand,
+  PutBucketCorsCommand,
   HeadObjectCommand,
   PutObjectCommand,
   S3Client,
@@ -73,13 +75,47 @@ export class S3BlobStore implements BlobStore {
     return `${this.options.prefix}${key}`;
   }
 
-  /** Creates the bucket when it does not exist yet (convenient for a fresh installation). */
-  async ensureBucket(): Promise<void> {
+  /**
+   * Creates the bucket when it does not exist yet (convenient for a fresh installation). With presigned
+   * downloads, browsers read the bucket from the web app's origin (previews use Range requests), so a
+   * bucket without a CORS configuration gets one allowing GET and HEAD from `webOrigin`; an existing
+   * configuration is the operator's and is left alone.
+   */
+  async ensureBucket(webOrigin?: string): Promise<void> {
     try {
       await this.client.send(new HeadBucketCommand({ Bucket: this.options.bucket }));
     } catch {
       await this.client.send(new CreateBucketCommand({ Bucket: this.options.bucket }));
     }
+    if (this.options.downloadMode !== 'presigned' || !webOrigin) return;
+    try {
+      await this.client.send(new GetBucketCorsCommand({ Bucket: this.options.bucket }));
+    } catch (error) {
+      if (errorName(error) !== 'NoSuchCORSConfiguration' && httpStatus(error) !== 404) throw error;
+      await this.client.send(
+        new PutBucketCorsCommand({
+          Bucket: this.options.bucket,
+          CORSConfiguration: {
+            CORSRules: [
+              {
+                AllowedOrigins: [webOrigin],
+                AllowedMethods: ['GET', 'HEAD'],
+                AllowedHeaders: ['Range', 'If-None-Match', 'If-Modified-Since'],
+                ExposeHeaders: ['Content-Range', 'Content-Length', 'Accept-Ranges', 'ETag', 'Content-Disposition'],
+                MaxAgeSeconds: 3600,
+              },
+            ],
+          },
+        }),
+      );
+    }
+  }
+
+  async directDownloadOrigin(): Promise<string | undefined> {
+    if (this.options.downloadMode !== 'presigned') return undefined;
+    // Whatever host the SDK signs for (path-style endpoint, virtual-hosted bucket, AWS region host).
+    return new URL(await getSignedUrl(this.client, new GetObjectCommand({ Bucket: this.options.bucket, Key: this.key('origin-probe') }), { expiresIn: 60 }))
+      .origin;
   }
 
   async startUpload(key: string): Promise<string> {
