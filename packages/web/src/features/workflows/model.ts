@@ -154,3 +154,33 @@ export function describeValue(value: unknown, stageName: (id: string) => string 
   if (typeof value === 'string') return value;
   return JSON.stringify(value);
 }
+
+const LEVELS = ['NONE', 'VIEW', 'UPLOAD', 'CONTRIBUTE', 'ADMINISTER'] as const;
+
+/** Why the user cannot edit this workflow (read-only editor), or undefined when they can. */
+export function editBlockedReason(state: string, level: string | undefined): string | undefined {
+  if (state !== 'open') return 'This workflow is closed: closed workflows can be run and copied, not edited.';
+  if (level === undefined) return undefined;
+  const rank = LEVELS.indexOf(level as (typeof LEVELS)[number]);
+  if (rank < LEVELS.indexOf('UPLOAD'))
+    return `You have ${level} access to this project: editing a workflow needs UPLOAD access or more. Ask a project administrator.`;
+  return undefined;
+}
+
+/** Whether the user may run the workflow (a run creates an analysis in the project: CONTRIBUTE, as on DNAnexus). */
+export function runBlockedReason(level: string | undefined): string | undefined {
+  if (level === undefined) return undefined;
+  return LEVELS.indexOf(level as (typeof LEVELS)[number]) < LEVELS.indexOf('CONTRIBUTE')
+    ? `You have ${level} access: running needs CONTRIBUTE access or more.`
+    : undefined;
+}
+
+/** Required inputs without a value or link (asked for when the workflow is run): `Stage title.field`. */
+export function unboundRequiredInputs(model: WorkflowModel, infos: ReadonlyMap<string, ExecutableInfo>): string[] {
+  return model.stages.flatMap((stage) => {
+    const info = infos.get(stage.executable);
+    return (info?.inputSpec ?? [])
+      .filter((field) => !field.optional && stage.input[field.name] === undefined)
+      .map((field) => `${stageTitle(stage, info)}.${field.name}`);
+  });
+}
