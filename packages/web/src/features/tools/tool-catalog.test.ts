@@ -9,6 +9,8 @@ import {
   favouriteKey,
   favouriteToolKeys,
   filterTools,
+  filtersFromSearch,
+  filtersToSearch,
   groupTools,
   isToolAllowed,
   OTHER_CATEGORY,
@@ -142,9 +144,11 @@ describe('filters and grouping', () => {
   ];
   const configured = ['Read Mapping', 'Variation Calling'];
 
-  it('searches the title (and name and summary) word by word, case-insensitively', () => {
+  it('searches the title (and name) word by word, case-insensitively, not the summary', () => {
     expect(filterTools(tools, { ...EMPTY_TOOL_FILTERS, text: 'germline' }, [], configured).map((t) => t.id)).toEqual(['workflow-1']);
-    expect(filterTools(tools, { ...EMPTY_TOOL_FILTERS, text: 'short READS' }, [], configured).map((t) => t.id)).toEqual(['app-1']);
+    expect(filterTools(tools, { ...EMPTY_TOOL_FILTERS, text: 'bwa ALIGNER' }, [], configured).map((t) => t.id)).toEqual(['app-1']);
+    expect(filterTools(tools, { ...EMPTY_TOOL_FILTERS, text: 'short reads' }, [], configured)).toEqual([]);
+    expect(filterTools(tools, { ...EMPTY_TOOL_FILTERS, text: 'germline_variants' }, [], configured).map((t) => t.id)).toEqual(['workflow-1']);
     expect(filterTools(tools, { ...EMPTY_TOOL_FILTERS, text: 'bwa nothing' }, [], configured)).toEqual([]);
   });
 
@@ -182,5 +186,14 @@ describe('paths', () => {
     expect(toolRunPath('applet-1', 'project-9')).toBe('/panx/projects/project-9/run/applet-1');
     expect(toolClassOf('applet-xyz')).toBe('applet');
     expect(toolClassOf('file-xyz')).toBeUndefined();
+  });
+});
+
+describe('library filters in the query string', () => {
+  it('round-trips and ignores unknown classes', () => {
+    const filters = { text: 'bwa mem', category: 'Read Mapping', toolClass: 'app' as const, favouritesOnly: true };
+    expect(filtersFromSearch(filtersToSearch(filters))).toEqual(filters);
+    expect(filtersToSearch(EMPTY_TOOL_FILTERS).toString()).toBe('');
+    expect(filtersFromSearch(new URLSearchParams('class=file&favourites=yes'))).toEqual(EMPTY_TOOL_FILTERS);
   });
 });

@@ -229,7 +229,7 @@ export function offeredTools(tools: readonly Tool[], allowed: readonly string[] 
 // Filters and grouping
 
 export interface ToolFilters {
-  /** Words of the title (also matched against the name and summary), case-insensitive. */
+  /** Words of the title (also matched against the name), case-insensitive. */
   text: string;
   category: string | null;
   toolClass: ToolClass | null;
@@ -244,11 +244,11 @@ export function inCategory(tool: Tool, category: string, configured: readonly st
   return tool.categories.includes(category);
 }
 
-/** Every word of the search text must appear in the title, name or summary. */
+/** Every word of the search text must appear in the title or the name (`bwa_mem`). */
 export function matchesText(tool: Tool, text: string): boolean {
   const words = text.toLowerCase().split(/\s+/).filter(Boolean);
   if (words.length === 0) return true;
-  const haystack = `${tool.title}\n${tool.name}\n${tool.summary}`.toLowerCase();
+  const haystack = `${tool.title}\n${tool.name}`.toLowerCase();
   return words.every((word) => haystack.includes(word));
 }
 
@@ -311,3 +311,25 @@ export function toolClassOf(id: string): ToolClass | undefined {
 }
 
 export const CLASS_LABEL: Record<ToolClass, string> = { app: 'App', applet: 'Applet', workflow: 'Workflow' };
+
+// ---------------------------------------------------------------------------------------------------
+// The library's filters in the query string (`?q=…&category=…&class=…&favourites=1`), so a reload or a shared link keeps them
+
+export function filtersFromSearch(search: URLSearchParams): ToolFilters {
+  const cls = search.get('class');
+  return {
+    text: search.get('q') ?? '',
+    category: search.get('category') || null,
+    toolClass: cls === 'app' || cls === 'applet' || cls === 'workflow' ? cls : null,
+    favouritesOnly: search.get('favourites') === '1',
+  };
+}
+
+export function filtersToSearch(filters: ToolFilters): URLSearchParams {
+  const search = new URLSearchParams();
+  if (filters.text) search.set('q', filters.text);
+  if (filters.category) search.set('category', filters.category);
+  if (filters.toolClass) search.set('class', filters.toolClass);
+  if (filters.favouritesOnly) search.set('favourites', '1');
+  return search;
+}
