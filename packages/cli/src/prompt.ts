@@ -1,20 +1,24 @@
 import readline from 'node:readline';
 import { UsageError } from './errors.js';
 
-/** Reads one line of stdin: the whole answer when stdin is a pipe (`echo pw | px login ...`). */
-function readLine(): Promise<string> {
-  return new Promise((resolve, reject) => {
+/**
+ * Lines of stdin when it is a pipe (`printf 'pw\n123456\n' | px login ...`): one reader for the whole
+ * run, so that a second question gets the second line (a reader per question would buffer and lose it).
+ */
+let pipedLines: { next(): Promise<IteratorResult<string>>; close(): void } | undefined;
+
+/** Reads one line of stdin: the whole answer when stdin is a pipe. */
+async function readLine(): Promise<string> {
+  if (!pipedLines) {
     const rl = readline.createInterface({ input: process.stdin, terminal: false });
-    let answered = false;
-    rl.once('line', (line) => {
-      answered = true;
-      rl.close();
-      resolve(line);
-    });
-    rl.once('close', () => {
-      if (!answered) reject(new UsageError('no answer on standard input'));
-    });
-  });
+    const lines = rl[Symbol.asyncIterator]();
+    pipedLines = { next: () => lines.next(), close: () => rl.close() };
+  }
+  const line = await pipedLines.next();
+  // Let the process exit even when the pipe stays open; a later question resumes reading.
+  process.stdin.pause();
+  if (line.done) throw new UsageError('no answer on standard input');
+  return line.value;
 }
 
 /** Asks a question on the terminal and reads the answer with echo. */

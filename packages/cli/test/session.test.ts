@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createClient } from '@panx/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { totpCode } from '../../server/src/modules/auth/totp.js';
 import { expectApiError, startTestPlatform, type TestPlatform } from '../../server/test/harness.js';
 import { buildProgram } from '../src/program.js';
 import { type PxOptions, pxOk, runPx, tempDir } from './run-px.js';
@@ -64,6 +65,31 @@ describe('px sessions, projects, api and administration against a real server', 
     const wrong = await asCarol(['login', '--username', 'carol', '--password', 'nope-nope']);
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toBe('error: InvalidAuthentication: Incorrect username or password\n');
+  });
+
+  it('asks for the one-time code of a two-factor account (or takes --otp), and refuses a wrong one', async () => {
+    await t.admin.call('user/new', { username: 'dave', email: 'dave@example.org', first: 'Dave', last: 'D', password: 'dave-password' });
+    const dave = createClient({
+      baseUrl: t.url,
+      token: (await createClient({ baseUrl: t.url, retries: 0 }).call('system/newAuthToken', { username: 'dave', password: 'dave-password' })).access_token,
+      retries: 0,
+    });
+    const { secret } = await dave.call('system/startTwoFactorEnrolment', {});
+    await dave.call('system/confirmTwoFactorEnrolment', { code: totpCode(secret, Date.now()) });
+    const dir = tempDir('dave-', home);
+    const asDave = (args: string[], input?: string) => runPx(['login', '--server', t.url, '--username', 'dave', ...args], { configDir: dir, input });
+
+    // Password and code on stdin, one per line, as a script would pipe them.
+    const piped = await asDave([], `dave-password\n${totpCode(secret, Date.now())}\n`);
+    expect(piped).toMatchObject({ code: 0, stdout: `Logged in to ${t.url} as dave\n` });
+    expect((await runPx(['whoami'], { configDir: dir })).stdout).toBe('dave\n');
+
+    expect((await asDave(['--password', 'dave-password', '--otp', totpCode(secret, Date.now())])).code).toBe(0);
+    const wrong = await asDave(['--password', 'dave-password', '--otp', totpCode(secret, Date.now()) === '000000' ? '111111' : '000000']);
+    expect(wrong).toMatchObject({ code: 1, stderr: 'error: InvalidAuthentication: The one-time code is not valid\n' });
+    const none = await asDave(['--password', 'dave-password'], '\n');
+    expect(none).toMatchObject({ code: 3 });
+    expect(none.stderr).toContain('no one-time code given');
   });
 
   it('creates and selects projects, and changes folder', async () => {

@@ -1,8 +1,9 @@
 import { isApiError } from '@panx/client';
+import { OTP_REQUIRED } from '@panx/contract';
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { note, print, printFields, printJson, withJson } from '../output.js';
-import { askSecret } from '../prompt.js';
+import { ask, askSecret } from '../prompt.js';
 import { configPath, connect, loadConfig, loadSession, makeClient, type SavedConfig, saveConfig } from '../session.js';
 
 export function normalizeServer(url: string): string {
@@ -31,6 +32,7 @@ interface LoginOptions {
   token?: string;
   username?: string;
   password?: string;
+  otp?: string;
 }
 
 export function registerAuthCommands(program: Command): void {
@@ -41,6 +43,7 @@ export function registerAuthCommands(program: Command): void {
     .option('--token <token>', 'sign in with an API token (px admin token new, or the web app)')
     .option('--username <name>', 'sign in with a username and password')
     .option('--password <password>', 'the password (prompted for without echo when omitted)')
+    .option('--otp <code>', 'the code of your authenticator app, or a backup code, for an account with two-factor authentication (prompted for when needed)')
     .action(async (options: LoginOptions) => {
       const saved = loadConfig();
       const serverOption = options.server ?? process.env.PANX_SERVER ?? saved.server;
@@ -59,7 +62,17 @@ export function registerAuthCommands(program: Command): void {
       } else {
         const password = options.password ?? (await askSecret(`Password for ${options.username}: `));
         if (!password) throw new UsageError('no password given');
-        const issued = await makeClient(server, undefined).call('system/newAuthToken', { username: options.username, password });
+        const anonymous = makeClient(server, undefined);
+        const signIn = (otp?: string) => anonymous.call('system/newAuthToken', { username: options.username as string, password, ...(otp ? { otp } : {}) });
+        const issued = await signIn(options.otp).catch(async (error: unknown) => {
+          // Two-factor accounts: the password was right and the server asks for the code; ask once.
+          if (options.otp || !(isApiError(error, 'InvalidAuthentication') && (error.details as { reason?: string } | undefined)?.reason === OTP_REQUIRED)) {
+            throw error;
+          }
+          const otp = (await ask('One-time code from your authenticator app (or a backup code): ')).trim();
+          if (!otp) throw new UsageError('no one-time code given');
+          return signIn(otp);
+        });
         token = issued.access_token;
         tokenKind = 'session';
         userId = issued.user_id;
