@@ -262,13 +262,13 @@ describe.skipIf(!available)('web app in Chromium', { timeout: 60_000 }, () => {
     }
 
     // Pages of later issues say so honestly.
-    await page.goto(`${server.url}/panx/tools`);
+    await page.goto(`${server.url}/panx/orgs`);
     await page.getByTestId('not-available').getByText('not available yet', { exact: false }).first().waitFor();
-    expect(await page.locator('[data-page-id="tools-library"]').count()).toBe(1);
+    expect(await page.locator('[data-page-id="organizations-page"]').count()).toBe(1);
     await shoot(page, 'not-available');
 
     // ?viewer hides header and footer; the association page hides the header only.
-    await page.goto(`${server.url}/panx/tools?viewer`);
+    await page.goto(`${server.url}/panx/orgs?viewer`);
     await page.getByTestId('not-available').waitFor();
     expect(await page.locator('header').count()).toBe(0);
     expect(await page.locator('footer').count()).toBe(0);
