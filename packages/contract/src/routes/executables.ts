@@ -13,6 +13,7 @@ import {
 } from '../common.js';
 import { type RouteSpec, classRoute, instanceRoute, systemRoute } from '../route.js';
 import { commonDataObjectRoutes, newDataObjectFields } from './data-objects.js';
+import { instanceTypeRoutes } from './instance-types.js';
 import { runInputSchema, runOutputSchema } from './jobs.js';
 
 /** Input and output field classes of dxapp.json, each also as `array:<class>`. */
@@ -295,4 +296,7 @@ export const executableSystemRoutes = {
   }),
 };
 
-export const executableRoutes = { ...appletRoutes, ...appRoutes, ...executableSystemRoutes } satisfies Record<string, RouteSpec>;
+export { type InstanceTypeDescription, instanceTypeSchema } from './instance-types.js';
+
+/** Executables and what they run on (`system/describeInstanceTypes`, a Panx extension: routes/instance-types.ts). */
+export const executableRoutes = { ...appletRoutes, ...appRoutes, ...executableSystemRoutes, ...instanceTypeRoutes } satisfies Record<string, RouteSpec>;

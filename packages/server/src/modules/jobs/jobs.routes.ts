@@ -15,7 +15,8 @@ type JobRoute =
   | 'system/findExecutions'
   | 'system/findJobs'
   | 'system/findAnalyses'
-  | 'system/describeExecutions';
+  | 'system/describeExecutions'
+  | 'system/describeInstanceTypes';
 
 export function jobHandlers(jobs: JobsService, logs: JobLogsQuery): HandlerTable<JobRoute> {
   return {
@@ -32,5 +33,6 @@ export function jobHandlers(jobs: JobsService, logs: JobLogsQuery): HandlerTable
     'system/findJobs': (ctx, input) => jobs.find(ctx.caller, input, 'job', ctx.now),
     'system/findAnalyses': (ctx, input) => jobs.find(ctx.caller, input, 'analysis', ctx.now),
     'system/describeExecutions': (ctx, input) => jobs.describeMany(ctx.caller, input, ctx.now),
+    'system/describeInstanceTypes': (ctx, input) => jobs.describeInstanceTypes(ctx.caller, input),
   };
 }

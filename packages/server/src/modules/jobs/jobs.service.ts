@@ -14,6 +14,7 @@ import { projectSettings } from '../projects/project-describe.js';
 import { applyProperties, dedupe } from '../projects/projects.service.js';
 import type { ProjectRow } from '../projects/projects.repository.js';
 import type { InstanceTypes } from './instance-types.js';
+import { describeInstanceTypes } from './instance-types.describe.js';
 import { ancestorsOf, type JobEngine } from './job-engine.js';
 import { describeJob, jobFieldSelector } from './job-describe.js';
 import { checkAgainstSpec, globMatches, jborsIn, namePatterns, objectRefsIn, valueOfJbor } from './job-io.js';
@@ -86,6 +87,11 @@ export class JobsService {
 
   useAnalyses(hooks: AnalysisHooks): void {
     this.analyses = hooks;
+  }
+
+  /** `system/describeInstanceTypes` (Panx extension): the catalogue the jobs of a region or project can use, with prices. */
+  describeInstanceTypes(caller: Caller, input: RouteParsedInput<'system/describeInstanceTypes'>) {
+    return describeInstanceTypes(this.instanceTypes, this.access, caller, input);
   }
 
   // ---- visibility ----
