@@ -227,7 +227,16 @@ describe.skipIf(!available)('tool library, details and selector in Chromium', { 
     );
     expect(await page.getByRole('link', { name: 'Run', exact: true }).getAttribute('href')).toBe(`/panx/projects/${aliceProject}/run/${applet}`);
     expect(await page.getByTestId('tool-inputs').innerText()).toContain('No inputs');
+    expect(await page.getByRole('region', { name: 'About' }).innerText()).toContain('Alice tools');
     await shoot(page, 'tools-details-applet');
+
+    // A project that allows other executables only: the tool is not offered for running there.
+    await alice.client.call('project-xxxx/update', aliceProject, { allowedExecutables: [qcV2] });
+    await page.reload();
+    await expect.poll(() => page.getByText('This project does not allow this tool').count()).toBe(1);
+    expect(await page.getByRole('button', { name: 'Run', exact: true }).isDisabled()).toBe(true);
+    expect(await page.getByRole('link', { name: 'Run', exact: true }).count()).toBe(0);
+    await alice.client.call('project-xxxx/update', aliceProject, { allowedExecutables: null });
 
     await page.goto(`${server.url}/panx/tool/workflow/${germline}`);
     await expect.poll(() => page.getByRole('region', { name: /^Stages/ }).innerText()).toMatch(/fastp[\s\S]*bcftools/i);

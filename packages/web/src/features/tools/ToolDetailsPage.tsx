@@ -8,12 +8,22 @@ import { useRuntime } from '../../app/runtime';
 import { api } from '../../lib/api';
 import { formatDate, formatDateTime } from '../../lib/format';
 import { describeError } from '../../ui/describe-error';
-import { EmptyState, ErrorState, LoadingState } from '../../ui/states';
+import { ErrorState, LoadingState } from '../../ui/states';
 import { useCurrentUser } from '../auth/hooks';
 import { executionPath, toExecutionSummary } from '../home/executions';
-import { useToggleToolFavourite } from './hooks';
+import { useAllowedExecutables, useToggleToolFavourite } from './hooks';
 import { StarIcon } from './StarIcon';
-import { appsToTools, CLASS_LABEL, favouriteKey, favouriteToolKeys, type ToolClass, toolClassOf, toolDetailsPath, toolRunPath } from './tool-catalog';
+import {
+  appsToTools,
+  CLASS_LABEL,
+  favouriteKey,
+  isExecutableAllowed,
+  favouriteToolKeys,
+  type ToolClass,
+  toolClassOf,
+  toolDetailsPath,
+  toolRunPath,
+} from './tool-catalog';
 import { executionStateColor, groupFields, type IoField, type ToolDetails, toToolDetails } from './tool-details';
 import classes from './tools.module.css';
 
@@ -76,6 +86,16 @@ function useDevelopers(appId: string | undefined) {
     queryKey: ['tool', 'developers', appId ?? ''],
     enabled: appId !== undefined,
     queryFn: async () => (await api().call('app-xxxx/listDevelopers', appId ?? '', {})).developers,
+    throwOnError: false,
+  });
+}
+
+/** A project's name, for showing where an applet or workflow lives (the id when it cannot be described). */
+function useProjectName(project: string | undefined) {
+  return useQuery({
+    queryKey: ['project', project ?? '', 'name'],
+    enabled: project !== undefined,
+    queryFn: async () => ((await api().call('project-xxxx/describe', project ?? '', { fields: { name: true } })) as { name?: string }).name ?? project ?? '',
     throwOnError: false,
   });
 }
@@ -149,6 +169,9 @@ function ToolDetailsView({ tool, project }: { tool: ToolDetails; project: string
   const versions = useAppVersions(tool.class === 'app' ? tool.name : undefined);
   const developers = useDevelopers(tool.class === 'app' ? tool.id : undefined);
   const runs = useRecentRuns(tool.id);
+  const projectName = useProjectName(tool.project);
+  const allowed = useAllowedExecutables(project);
+  const runBlocked = project !== undefined && allowed.data !== undefined && !isExecutableAllowed(tool, allowed.data);
   const starred = favourites.includes(favouriteKey(tool));
 
   const star = () =>
@@ -180,6 +203,11 @@ function ToolDetailsView({ tool, project }: { tool: ToolDetails; project: string
               {tool.title}
             </Title>
             <Text c="dimmed">{tool.summary || 'No summary.'}</Text>
+            {runBlocked && (
+              <Text size="sm" c="orange.8" id="run-blocked">
+                This project does not allow this tool, so it cannot be run here.
+              </Text>
+            )}
             <Text size="xs" c="dimmed" ff="monospace" style={{ overflowWrap: 'anywhere' }}>
               {tool.name} · {tool.id}
             </Text>
@@ -199,9 +227,17 @@ function ToolDetailsView({ tool, project }: { tool: ToolDetails; project: string
                 <StarIcon filled={starred} />
               </ActionIcon>
             </Tooltip>
-            <Button component={Link} to={toolRunPath(tool.id, project)} size="md">
-              Run
-            </Button>
+            {runBlocked ? (
+              <Tooltip label="This project only allows other executables (project settings: allowed executables)" withArrow multiline w={260}>
+                <Button size="md" disabled data-disabled aria-describedby="run-blocked">
+                  Run
+                </Button>
+              </Tooltip>
+            ) : (
+              <Button component={Link} to={toolRunPath(tool.id, project)} size="md">
+                Run
+              </Button>
+            )}
           </Group>
         </Group>
       </Paper>
@@ -282,8 +318,8 @@ function ToolDetailsView({ tool, project }: { tool: ToolDetails; project: string
                 {tool.project && (
                   <Fact label="Project">
                     <Anchor component={Link} to={`/panx/projects/${encodeURIComponent(tool.project)}/data${tool.folder ?? '/'}`} size="sm">
-                      {tool.project}
-                      {tool.folder ? `:${tool.folder}` : ''}
+                      {projectName.data ?? tool.project}
+                      {tool.folder && tool.folder !== '/' ? `:${tool.folder}` : ''}
                     </Anchor>
                   </Fact>
                 )}
@@ -399,9 +435,9 @@ function Fact({ label, children }: { label: string; children: ReactNode }) {
 function IoTable({ fields, kind }: { fields: IoField[]; kind: 'inputs' | 'outputs' }) {
   if (fields.length === 0)
     return (
-      <div data-testid={`tool-${kind}`}>
-        <EmptyState title={`No ${kind}`} />
-      </div>
+      <Text size="sm" c="dimmed" data-testid={`tool-${kind}`}>
+        {kind === 'inputs' ? 'No inputs: this tool runs without any.' : 'No outputs.'}
+      </Text>
     );
   return (
     <Stack gap="md" data-testid={`tool-${kind}`}>

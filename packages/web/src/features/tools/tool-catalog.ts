@@ -333,3 +333,20 @@ export function filtersToSearch(filters: ToolFilters): URLSearchParams {
   if (filters.favouritesOnly) search.set('favourites', '1');
   return search;
 }
+
+/** Whether a project's `allowedExecutables` lets one executable run: an app version by id, `app-name` or `app-name/version`; others by id or `class-name`. */
+export function isExecutableAllowed(
+  executable: { class: ToolClass; id: string; name: string; version?: string },
+  allowed: readonly string[] | null | undefined,
+): boolean {
+  if (!allowed) return true;
+  if (executable.class === 'app') {
+    return (
+      allowedAppVersions(
+        { name: executable.name, versions: [{ id: executable.id, version: executable.version ?? '', aliases: [], created: 0, published: true }] },
+        allowed,
+      ).length > 0
+    );
+  }
+  return allowed.includes(executable.id) || allowed.includes(`${executable.class}-${executable.name}`);
+}

@@ -60,6 +60,8 @@ describe('tool details', () => {
     expect(valueText(false)).toBe('false');
     expect(valueText({ $dnanexus_link: 'file-1' })).toBe('file-1');
     expect(valueText({ $dnanexus_link: { project: 'project-1', id: 'file-1' } })).toBe('project-1:file-1');
+    expect(valueText({ $dnanexus_link: { stage: 'stage-fastp', outputField: 'trimmed_reads' } })).toBe('stage-fastp → trimmed_reads');
+    expect(valueText({ $dnanexus_link: { stage: 'stage-a', inputField: 'reads' } })).toBe('stage-a → input reads');
     const [field] = toIoFields([{ name: 'mode', class: 'string', default: 'fast', choices: ['fast', 'slow'], optional: true }]);
     expect(field).toMatchObject({ defaultText: 'fast', choices: ['fast', 'slow'], optional: true });
     const [noDefault] = toIoFields([{ name: 'n', class: 'int', default: 0 }]);

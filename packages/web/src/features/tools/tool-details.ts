@@ -52,6 +52,11 @@ export function valueText(value: unknown): string {
     const link = value.$dnanexus_link;
     if (typeof link === 'string') return link;
     if (isRecord(link) && typeof link.id === 'string') return typeof link.project === 'string' ? `${link.project}:${link.id}` : link.id;
+    // A workflow input bound to another stage's output (or input).
+    if (isRecord(link) && typeof link.stage === 'string') {
+      const field = typeof link.outputField === 'string' ? link.outputField : typeof link.inputField === 'string' ? `input ${link.inputField}` : '';
+      return field ? `${link.stage} → ${field}` : link.stage;
+    }
   }
   return JSON.stringify(value);
 }
