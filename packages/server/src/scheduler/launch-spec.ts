@@ -16,6 +16,12 @@ export interface RunnerSettings {
   bundledDependsRoot: 'job' | 'root';
   /** argv that starts the job runner. */
   runnerCommand: string[];
+  /**
+   * Prepare each try in the server and start only its entry point (no runner process); the outcome
+   * is read from the try's directory when it exits. Default: on for the local executor, whose
+   * jobs' directories the server can read; the Slurm executor always starts the runner.
+   */
+  inline?: boolean;
 }
 
 /** packages/server, from this file in src/scheduler or dist/scheduler. */

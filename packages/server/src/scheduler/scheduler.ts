@@ -9,6 +9,7 @@ import { PROCESS_STATES } from '../modules/jobs/job-state.js';
 import type { JobRow } from '../modules/jobs/jobs.repository.js';
 import type { AccessService } from '../modules/projects/access.service.js';
 import type { ExecutionSink, Executor } from './executors/executor.js';
+import { InlineRunner } from './inline-runner.js';
 import { launchSpecFor, type RunnerSettings } from './launch-spec.js';
 
 export interface SchedulerSettings {
@@ -48,6 +49,10 @@ export class Scheduler implements ProcessControl {
   private lastAdopt = 0;
   private readonly started = Date.now();
   private idle: Promise<void> = Promise.resolve();
+  /** Reads the outcome of tries prepared in this server (whatever the current setting, after a restart too). */
+  private readonly inline: InlineRunner;
+  /** Whether new tries are prepared in this server (local executor) rather than by a runner process. */
+  private readonly prepareInline: boolean;
 
   constructor(
     private readonly stores: Stores,
@@ -58,7 +63,10 @@ export class Scheduler implements ProcessControl {
     private readonly executor: Executor,
     private readonly settings: SchedulerSettings,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.inline = new InlineRunner(stores, engine, logs);
+    this.prepareInline = settings.runner.inline ?? executor.kind === 'local';
+  }
 
   async start(): Promise<void> {
     this.engine.useProcessControl(this);
@@ -181,7 +189,7 @@ export class Scheduler implements ProcessControl {
         now,
       );
       await this.stores.jobs.update(job.id, { tokenId: token.token_id });
-      const launchSpec = launchSpecFor(job, token.access_token, this.settings.runner, spec.resources);
+      let launchSpec = launchSpecFor(job, token.access_token, this.settings.runner, spec.resources);
       await this.logs.system(
         job.id,
         job.try,
@@ -189,6 +197,18 @@ export class Scheduler implements ProcessControl {
         'INFO',
         now,
       );
+      if (this.prepareInline) {
+        try {
+          launchSpec = await this.inline.prepare({ ...job, tokenId: token.token_id }, launchSpec, now);
+        } catch (error) {
+          // As a runner process would: the failure is the try's outcome, applied like any other.
+          resolveLaunched();
+          this.launching.delete(job.id);
+          await this.inline.prepareFailed(job, error, Date.now());
+          await this.engine.onProcessExit(job.id, job.try, { exitCode: null, signal: null }, launchSpec.workDir, Date.now());
+          return;
+        }
+      }
       handle = await this.executor.launch(launchSpec, this.sink(job.id, job.try, launchSpec.workDir, launched));
     } catch (error) {
       resolveLaunched();
@@ -211,6 +231,11 @@ export class Scheduler implements ProcessControl {
         await launched;
         const watched = this.watched.get(jobId);
         if (watched?.try === tryNumber) this.watched.delete(jobId);
+        try {
+          await this.inline.finish(jobId, tryNumber, status, workDir, Date.now());
+        } catch (error) {
+          this.log.error({ err: error, job: jobId }, 'recording the outcome of a job failed');
+        }
         await this.engine.onProcessExit(jobId, tryNumber, status, workDir, Date.now());
       },
     };
