@@ -26,7 +26,9 @@ describe('instance types and the cost estimate', () => {
     expect(formatPrice(0.133)).toBe('$0.133');
     expect(formatPrice(1.2)).toBe('$1.20');
     expect(formatPrice(0)).toBe('$0.00');
-    expect(describeInstanceType(catalogue[0] ?? catalogue[1])).toBe('small · 2 cores · 7.5 GiB · 32 GB disk · $0.133/h');
+    expect(describeInstanceType({ name: 'small', cores: 2, memoryMB: 7680, diskGB: 32, pricePerHour: 0.133 })).toBe(
+      'small · 2 cores · 7.5 GiB · 32 GB disk · $0.133/h',
+    );
   });
 
   it('reads a cost limit and tags', () => {

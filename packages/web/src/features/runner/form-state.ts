@@ -293,7 +293,7 @@ export function dependentState(
   if (checking.has(sourceKey)) return 'WAIT_API';
   if (hasValue(values[sourceKey]) || source.binding?.kind === 'value' || source.default !== undefined) return 'READY';
   // The source itself follows another input.
-  if (source.binding && source.binding.kind !== 'value') return dependentState(source, values, fields, checking);
+  if (source.binding) return dependentState(source, values, fields, checking);
   return 'WAIT_USER_INPUT';
 }
 

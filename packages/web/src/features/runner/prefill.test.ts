@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { executionPath, prefillFromState, runnerPath } from './prefill';
+
+describe('inputs handed to the runner', () => {
+  it('reads navigation state with a runInput, ignoring anything else', () => {
+    expect(prefillFromState({ runInput: { a: 1 }, name: 'again', tags: ['x', 3], folder: '/out', project: 'project-1' })).toEqual({
+      source: 'state',
+      runInput: { a: 1 },
+      name: 'again',
+      tags: ['x'],
+      folder: '/out',
+      project: 'project-1',
+    });
+    expect(prefillFromState({ runInput: { a: 1 }, source: 'job-9', name: '' })).toEqual({ source: 'job-9', runInput: { a: 1 } });
+    expect(prefillFromState(null)).toBeUndefined();
+    expect(prefillFromState({ runInput: [1] })).toBeUndefined();
+    expect(prefillFromState('state')).toBeUndefined();
+  });
+
+  it('builds the runner and execution paths', () => {
+    expect(runnerPath('applet-1')).toBe('/panx/tools/run/applet-1');
+    expect(runnerPath('workflow-1', { project: 'project-1', from: 'analysis-2' })).toBe('/panx/projects/project-1/run/workflow-1?from=analysis-2');
+    expect(executionPath('project-1', 'job-3')).toBe('/panx/projects/project-1/monitor/job/job-3');
+    expect(executionPath('project-1', 'analysis-4')).toBe('/panx/projects/project-1/monitor/analysis/analysis-4');
+  });
+});
