@@ -245,7 +245,14 @@ export class AppsService {
     const { row, names } = await this.resolve(caller, ref);
     if (row.deleted) throw invalidState(`${row.name}/${row.version} has been deleted`);
     if (!(await this.mayRun(caller, names))) throw permissionDenied(`You are not an authorized user of the app ${row.name}`);
-    return { id: row.id, kind: 'app', name: row.name, spec: parseJson<ExecutableSpec>(row.spec, {} as ExecutableSpec), container: row.resources };
+    return {
+      id: row.id,
+      kind: 'app',
+      name: row.name,
+      version: row.version,
+      spec: parseJson<ExecutableSpec>(row.spec, {} as ExecutableSpec),
+      container: row.resources,
+    };
   }
 
   /** The version's spec, for the engine. */

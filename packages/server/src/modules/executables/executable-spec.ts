@@ -27,6 +27,19 @@ export interface Executable {
   spec: ExecutableSpec;
   /** Where the applet was found (its bundled files are copied from there), or the app's resources container. */
   container: string | null;
+  /** The app version's number (apps only). */
+  version?: string;
+}
+
+/**
+ * A project's `allowedExecutables` rule (SPEC §6): null allows everything; otherwise the executable's
+ * id or its class-name combination must be listed (`applet-<name>`, `app-<name>` for every version of
+ * an app, `app-<name>/<version>` for one).
+ */
+export function isExecutableAllowed(allowed: readonly string[] | null | undefined, executable: Pick<Executable, 'id' | 'kind' | 'name' | 'version'>): boolean {
+  if (!allowed) return true;
+  if (allowed.includes(executable.id) || allowed.includes(`${executable.kind}-${executable.name}`)) return true;
+  return executable.kind === 'app' && executable.version !== undefined && allowed.includes(`app-${executable.name}/${executable.version}`);
 }
 
 const SPEC_KEYS = [

@@ -8,7 +8,7 @@ import type { Caller } from '../auth/caller.js';
 import type { DataObjectsService } from '../data-objects/data-objects.service.js';
 import type { AppletsService } from '../executables/applets.service.js';
 import type { AppsService } from '../executables/apps.service.js';
-import type { Executable, ExecutableSpec } from '../executables/executable-spec.js';
+import { type Executable, type ExecutableSpec, isExecutableAllowed } from '../executables/executable-spec.js';
 import type { AccessService } from '../projects/access.service.js';
 import { projectSettings } from '../projects/project-describe.js';
 import { applyProperties, dedupe } from '../projects/projects.service.js';
@@ -170,8 +170,8 @@ export class JobsService {
     const { project } = await this.access.require(caller, projectId, 'CONTRIBUTE', 'Running executables');
     if (project.class !== 'project') throw invalidInput(`"project" must be a project, not the container ${projectId}`);
     const settings = projectSettings(project);
-    if (settings.allowedExecutables && !settings.allowedExecutables.includes(executable.id)) {
-      throw permissionDenied(`${projectId} only allows these executables: ${settings.allowedExecutables.join(', ') || 'none'}`);
+    if (!isExecutableAllowed(settings.allowedExecutables, executable)) {
+      throw permissionDenied(`${projectId} only allows these executables: ${(settings.allowedExecutables ?? []).join(', ') || 'none'}`);
     }
     await this.assertWithinMonthlyLimit(project, now);
 
