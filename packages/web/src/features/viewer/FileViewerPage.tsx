@@ -11,6 +11,7 @@ import { signedUrl } from './bytes';
 import { detectFormat, formatBytes } from './formats';
 import { BamView, FastxView, HexView, TabularView, TextView, VcfView, type ViewTarget } from './GenomicsViews';
 import classes from './viewer.module.css';
+import { field, useProject } from '../projects/hooks';
 import { PdfView } from './PdfView';
 
 interface Described {
@@ -27,9 +28,26 @@ interface Described {
 }
 
 /** `/panx/{projectID}/{objectID}/view`: a file, full page, in a readable form; large files are never downloaded whole. */
+/** The folders above a file, each with its data-browser link: `/a/b` → a (/a), b (/a/b). */
+function folderCrumbs(folder: string): { name: string; path: string; link: string }[] {
+  const parts = folder.split('/').filter(Boolean);
+  return parts.map((name, index) => {
+    const path = `/${parts.slice(0, index + 1).join('/')}`;
+    return {
+      name,
+      path,
+      link: `/${parts
+        .slice(0, index + 1)
+        .map(encodeURIComponent)
+        .join('/')}`,
+    };
+  });
+}
+
 export function FileViewerPage() {
   const { projectID = '', objectID = '' } = useParams();
   const { language } = useRuntime();
+  const project = useProject(projectID);
   const described = useQuery({
     queryKey: ['object', projectID, objectID],
     queryFn: async () => (await api().post(objectID, 'describe', { project: projectID })) as Described,
@@ -48,7 +66,6 @@ export function FileViewerPage() {
   const folder = object.folder ?? '/';
   const format = detectFormat(name, object.media);
   const target: ViewTarget = { id: objectID, project: projectID, name, size: object.size ?? 0 };
-  const folderLink = `/panx/projects/${encodeURIComponent(projectID)}/data${folder === '/' ? '/' : folder.split('/').map(encodeURIComponent).join('/')}`;
 
   const download = async () => {
     try {
@@ -110,11 +127,13 @@ export function FileViewerPage() {
     <Stack gap="md" className={classes.page}>
       <Breadcrumbs separator="/" separatorMargin={4}>
         <Anchor component={Link} to={`/panx/projects/${encodeURIComponent(projectID)}/data/`} size="sm">
-          Project data
+          {field.str(project.data, 'name') ?? 'Project data'}
         </Anchor>
-        <Anchor component={Link} to={folderLink} size="sm">
-          {folder}
-        </Anchor>
+        {folderCrumbs(folder).map((crumb) => (
+          <Anchor key={crumb.path} component={Link} to={`/panx/projects/${encodeURIComponent(projectID)}/data${crumb.link}`} size="sm">
+            {crumb.name}
+          </Anchor>
+        ))}
       </Breadcrumbs>
       <Paper withBorder p="md">
         <Group justify="space-between" wrap="wrap" gap="sm">
