@@ -75,16 +75,20 @@ describe('px sessions, projects, api and administration against a real server', 
       retries: 0,
     });
     const { secret } = await dave.call('system/startTwoFactorEnrolment', {});
-    await dave.call('system/confirmTwoFactorEnrolment', { code: totpCode(secret, Date.now()) });
+    const { backupCodes } = await dave.call('system/confirmTwoFactorEnrolment', { code: totpCode(secret, Date.now()) });
     const dir = tempDir('dave-', home);
     const asDave = (args: string[], input?: string) => runPx(['login', '--server', t.url, '--username', 'dave', ...args], { configDir: dir, input });
 
     // Password and code on stdin, one per line, as a script would pipe them.
-    const piped = await asDave([], `dave-password\n${totpCode(secret, Date.now())}\n`);
+    const code = totpCode(secret, Date.now());
+    const piped = await asDave([], `dave-password\n${code}\n`);
     expect(piped).toMatchObject({ code: 0, stdout: `Logged in to ${t.url} as dave\n` });
     expect((await runPx(['whoami'], { configDir: dir })).stdout).toBe('dave\n');
 
-    expect((await asDave(['--password', 'dave-password', '--otp', totpCode(secret, Date.now())])).code).toBe(0);
+    // A code signs in once; a backup code does too.
+    const again = await asDave(['--password', 'dave-password', '--otp', code]);
+    expect(again).toMatchObject({ code: 1, stderr: expect.stringContaining('already been used') });
+    expect((await asDave(['--password', 'dave-password', '--otp', backupCodes[0] as string])).code).toBe(0);
     const wrong = await asDave(['--password', 'dave-password', '--otp', totpCode(secret, Date.now()) === '000000' ? '111111' : '000000']);
     expect(wrong).toMatchObject({ code: 1, stderr: 'error: InvalidAuthentication: The one-time code is not valid\n' });
     const none = await asDave(['--password', 'dave-password'], '\n');

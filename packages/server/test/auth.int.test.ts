@@ -250,6 +250,19 @@ describe.each(BACKENDS)('authentication on $name', (backend) => {
     const t0 = Date.UTC(2030, 5, 1);
     await auth.login({ username: handle, password, otp: totpCode(RFC_SECRET, t0 - 30_000) }, t0);
     await expectApiError(auth.login({ username: handle, password, otp: totpCode(RFC_SECRET, t0 - 120_000) }, t0), 'InvalidAuthentication');
+    // Each code signs in once: the same code again, or an older one still within the drift, is refused; the next one works.
+    await expectApiError(auth.login({ username: handle, password, otp: totpCode(RFC_SECRET, t0 - 30_000) }, t0), 'InvalidAuthentication', 'already been used');
+    await auth.login({ username: handle, password, otp: totpCode(RFC_SECRET, t0) }, t0);
+    await expectApiError(
+      auth.login({ username: handle, password, otp: totpCode(RFC_SECRET, t0 - 30_000) }, t0 + 1000),
+      'InvalidAuthentication',
+      'already been used',
+    );
+    await auth.login({ username: handle, password, otp: totpCode(RFC_SECRET, t0 + 30_000) }, t0 + 30_000);
+    // Two sign-ins racing with one code: one session.
+    const t1 = t0 + 10 * MINUTE_MS;
+    const raced = await Promise.allSettled([1, 2, 3].map(() => auth.login({ username: handle, password, otp: totpCode(RFC_SECRET, t1) }, t1)));
+    expect(raced.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
   });
 
   it('authenticates every non-public call and tells whoami who called', async () => {

@@ -7,6 +7,8 @@ import * as createCoreTables from './migrations/202611211100-create-core-tables.
 import * as createExecutionTables from './migrations/202611221000-create-execution-tables.js';
 import * as findByNameIndex from './migrations/202611221200-find-by-name-index.js';
 import * as createAccountTables from './migrations/202611231000-create-account-tables.js';
+import * as createFailureReports from './migrations/202611241000-create-failure-reports.js';
+import * as otpLastStep from './migrations/202611251000-otp-last-step.js';
 import type { Database } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -28,6 +30,8 @@ const MIGRATIONS: Migration[] = [
   { name: '202611221000-create-execution-tables', up: createExecutionTables.up },
   { name: '202611221200-find-by-name-index', up: findByNameIndex.up },
   { name: '202611231000-create-account-tables', up: createAccountTables.up },
+  { name: '202611241000-create-failure-reports', up: createFailureReports.up },
+  { name: '202611251000-otp-last-step', up: otpLastStep.up },
 ];
 
 // PostgreSQL answers int8 and numeric as strings; every such column here holds ms timestamps or byte counts.

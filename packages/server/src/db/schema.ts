@@ -17,6 +17,8 @@ export interface UsersTable {
   securityLevel: string;
   otpSecret: string | null;
   otpEnabled: number;
+  /** The TOTP step of the last code used to sign in (codes of that step and earlier are refused). */
+  otpLastStep: number | null;
   sshPublicKey: string | null;
   sessionData: string;
   billTo: string;

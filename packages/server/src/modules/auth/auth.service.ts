@@ -18,7 +18,7 @@ import { newId, newSecret } from '../../lib/ids.js';
 import { parseJson, toJson } from '../../lib/json.js';
 import type { Caller } from './caller.js';
 import type { TokenRow } from './tokens.repository.js';
-import { verifyTotp } from './totp.js';
+import { matchTotpStep } from './totp.js';
 
 const HUNDRED_YEARS_MS = 100 * 365 * 86_400_000;
 /** How long a verified token is trusted without asking the database again. */
@@ -117,10 +117,16 @@ export class AuthService {
         });
       }
       const code = input.otp.trim();
-      const valid = TOTP_CODE_PATTERN.test(code)
-        ? user.otpSecret !== null && verifyTotp(user.otpSecret, code, now)
-        : BACKUP_CODE_PATTERN.test(code) && (await this.secondFactor?.consumeBackupCode(user.id, code)) === true;
-      if (!valid) throw invalidAuthentication('The one-time code is not valid');
+      if (TOTP_CODE_PATTERN.test(code)) {
+        const step = user.otpSecret === null ? undefined : matchTotpStep(user.otpSecret, code, now);
+        if (step === undefined) throw invalidAuthentication('The one-time code is not valid');
+        // Each code signs in once (RFC 6238 §5.2): a replayed or shoulder-surfed code is refused.
+        if (!(await this.stores.users.claimOtpStep(user.id, step))) {
+          throw invalidAuthentication('This one-time code has already been used: wait for the next code of your authenticator app');
+        }
+      } else if (!(BACKUP_CODE_PATTERN.test(code) && (await this.secondFactor?.consumeBackupCode(user.id, code)) === true)) {
+        throw invalidAuthentication('The one-time code is not valid');
+      }
     } else if (this.secondFactor) {
       // An org policy or the account's own flag requires two-factor authentication: no session until it is
       // set up; the answer carries a short-lived token that serves that set-up only.

@@ -31,12 +31,23 @@ export function totpCode(secretBase32: string, atMs: number): string {
   return code.toString().padStart(6, '0');
 }
 
+/** The 30-second step a time falls in (the TOTP counter). */
+export function totpStep(atMs: number): number {
+  return Math.floor(atMs / 30_000);
+}
+
+/** The step whose code `code` is, among the current one and one either side (clock drift); undefined when none. */
+export function matchTotpStep(secretBase32: string, code: string, atMs: number): number | undefined {
+  for (const drift of [-1, 0, 1]) {
+    const at = atMs + drift * 30_000;
+    const expected = Buffer.from(totpCode(secretBase32, at));
+    const given = Buffer.from(code);
+    if (expected.length === given.length && timingSafeEqual(expected, given)) return totpStep(at);
+  }
+  return undefined;
+}
+
 /** Accepts the current code and one step either side, for clock drift. */
 export function verifyTotp(secretBase32: string, code: string, atMs: number): boolean {
-  for (const drift of [-1, 0, 1]) {
-    const expected = Buffer.from(totpCode(secretBase32, atMs + drift * 30_000));
-    const given = Buffer.from(code);
-    if (expected.length === given.length && timingSafeEqual(expected, given)) return true;
-  }
-  return false;
+  return matchTotpStep(secretBase32, code, atMs) !== undefined;
 }

@@ -18,6 +18,20 @@ export class UsersRepository {
     await this.db.updateTable('users').set(patch).where('id', '=', id).execute();
   }
 
+  /**
+   * Records that a one-time code of `step` was used, if no code of that step or a later one was: true
+   * when this call is the first to use it (one conditional update, so two racing sign-ins cannot both win).
+   */
+  async claimOtpStep(id: string, step: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('users')
+      .set({ otpLastStep: step })
+      .where('id', '=', id)
+      .where((eb) => eb.or([eb('otpLastStep', 'is', null), eb('otpLastStep', '<', step)]))
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
   async count(): Promise<number> {
     const row = await this.db
       .selectFrom('users')

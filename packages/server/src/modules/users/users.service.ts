@@ -71,6 +71,7 @@ export class UsersService {
       securityLevel: 'normal',
       otpSecret: null,
       otpEnabled: 0,
+      otpLastStep: null,
       sshPublicKey: null,
       sessionData: '{}',
       billTo: id,
