@@ -87,4 +87,26 @@ describe.each(BACKENDS)('runs in a project with allowedExecutables ($name)', (ba
     expect((await runApp(v2)).id).toMatch(/^job-/);
     await restrict(null);
   });
+
+  it('allows a workflow by id or workflow-<name>, and then its stages whatever they run', async () => {
+    const { id: workflow } = await user.client.call('workflow/new', {
+      project,
+      name: 'allowed_workflow',
+      stages: [
+        { id: 'one', executable: applet },
+        { id: 'two', executable: v1 },
+      ],
+    });
+    const runWorkflow = () => user.client.call('workflow-xxxx/run', workflow, { project, input: {} });
+    await restrict([applet, v1]);
+    expect(await refused(runWorkflow())).toContain(applet);
+    await restrict(['workflow-allowed_workflow']);
+    const { id: analysis } = await runWorkflow();
+    expect(analysis).toMatch(/^analysis-/);
+    const described = (await user.client.call('analysis-xxxx/describe', analysis, {})) as { stages: { id: string; execution: { id: string } }[] };
+    expect(described.stages.map((stage) => stage.execution.id)).toEqual([expect.stringMatching(/^job-/), expect.stringMatching(/^job-/)]);
+    await restrict([workflow]);
+    expect((await runWorkflow()).id).toMatch(/^analysis-/);
+    await restrict(null);
+  });
 });

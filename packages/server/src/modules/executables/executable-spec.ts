@@ -33,10 +33,13 @@ export interface Executable {
 
 /**
  * A project's `allowedExecutables` rule (SPEC §6): null allows everything; otherwise the executable's
- * id or its class-name combination must be listed (`applet-<name>`, `app-<name>` for every version of
- * an app, `app-<name>/<version>` for one).
+ * id or its class-name combination must be listed (`applet-<name>`, `workflow-<name>`, `app-<name>` for
+ * every version of an app, `app-<name>/<version>` for one). The stages of an allowed workflow may run.
  */
-export function isExecutableAllowed(allowed: readonly string[] | null | undefined, executable: Pick<Executable, 'id' | 'kind' | 'name' | 'version'>): boolean {
+export function isExecutableAllowed(
+  allowed: readonly string[] | null | undefined,
+  executable: { id: string; kind: Executable['kind'] | 'workflow'; name: string; version?: string },
+): boolean {
   if (!allowed) return true;
   if (allowed.includes(executable.id) || allowed.includes(`${executable.kind}-${executable.name}`)) return true;
   return executable.kind === 'app' && executable.version !== undefined && allowed.includes(`app-${executable.name}/${executable.version}`);

@@ -56,6 +56,8 @@ export interface StageJobOptions {
   analysis: { id: string; stage: string };
   /** The analysis's other stage jobs: they do not exist yet, and references to them are checked by the workflows module. */
   siblings: ReadonlySet<string>;
+  /** The analysis's workflow is allowed in the project (allowedExecutables), so its stages may run whatever they are. */
+  allowedByWorkflow?: boolean;
 }
 
 type DescribeOptionsOrFlag = DescribeInput | boolean | undefined;
@@ -170,7 +172,7 @@ export class JobsService {
     const { project } = await this.access.require(caller, projectId, 'CONTRIBUTE', 'Running executables');
     if (project.class !== 'project') throw invalidInput(`"project" must be a project, not the container ${projectId}`);
     const settings = projectSettings(project);
-    if (!isExecutableAllowed(settings.allowedExecutables, executable)) {
+    if (!stage?.allowedByWorkflow && !isExecutableAllowed(settings.allowedExecutables, executable)) {
       throw permissionDenied(`${projectId} only allows these executables: ${(settings.allowedExecutables ?? []).join(', ') || 'none'}`);
     }
     await this.assertWithinMonthlyLimit(project, now);

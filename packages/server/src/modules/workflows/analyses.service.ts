@@ -5,7 +5,7 @@ import { fieldSelector, pickFields } from '../../lib/describe-fields.js';
 import { newId } from '../../lib/ids.js';
 import { parseJson, toJson } from '../../lib/json.js';
 import type { Caller } from '../auth/caller.js';
-import type { Executable } from '../executables/executable-spec.js';
+import { type Executable, isExecutableAllowed } from '../executables/executable-spec.js';
 import type { JobEngine } from '../jobs/job-engine.js';
 import { jobSpec, PRIORITY_RANK, treePrices } from '../jobs/job-model.js';
 import { isTerminal } from '../jobs/job-state.js';
@@ -13,6 +13,7 @@ import type { JobRow } from '../jobs/jobs.repository.js';
 import type { NewJobParams } from '../jobs/jobs.service.js';
 import type { JobsService } from '../jobs/jobs.service.js';
 import type { AccessService } from '../projects/access.service.js';
+import { projectSettings } from '../projects/project-describe.js';
 import { applyProperties, dedupe } from '../projects/projects.service.js';
 import { type AnalysisSpec, type AnalysisStage, type AnalysisTransition, analysisSpecOf } from './analysis-model.js';
 import { analysisState, isAnalysisFinished } from './analysis-state.js';
@@ -145,6 +146,10 @@ export class AnalysesService {
     if (!content.stages.length) throw invalidInput(`${workflowId} has no stages to run`);
     const { project } = await this.access.require(caller, input.project, 'CONTRIBUTE', 'Running workflows');
     if (project.class !== 'project') throw invalidInput(`"project" must be a project, not the container ${input.project}`);
+    const { allowedExecutables } = projectSettings(project);
+    if (!isExecutableAllowed(allowedExecutables, { id: loaded.row.objectId, kind: 'workflow', name: loaded.row.name })) {
+      throw permissionDenied(`${project.id} only allows these executables: ${(allowedExecutables ?? []).join(', ') || 'none'}`);
+    }
     const stageIds = new Set(content.stages.map((stage) => stage.id));
     for (const [option, keys] of [
       ['stageFolders', Object.keys(input.stageFolders ?? {})],
@@ -208,7 +213,7 @@ export class AnalysesService {
             },
             undefined,
             now,
-            { jobId: stagePlan.jobId, analysis: { id: analysisId, stage: stage.id }, siblings },
+            { jobId: stagePlan.jobId, analysis: { id: analysisId, stage: stage.id }, siblings, allowedByWorkflow: true },
           ),
         );
       } catch (error) {
