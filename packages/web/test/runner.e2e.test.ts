@@ -198,6 +198,50 @@ describe.skipIf(!browserAvailable)('the tool runner in Chromium', { timeout: 300
     await page.close();
   });
 
+  it("follows the project's allowed executables: the first allowed app version is selected, a tool not listed cannot run", async () => {
+    const version = async (number: string) => {
+      const { id } = await server.admin.call('app/new', {
+        name: 'runner_versions',
+        version: number,
+        title: 'Versioned tool',
+        inputSpec: [{ name: 'message', class: 'string', default: 'hi' }],
+        runSpec: { interpreter: 'bash', code: 'main() { echo "$message"; }', distribution: 'Ubuntu', release: '24.04' },
+      });
+      await server.admin.call('app-xxxx/publish', id, { makeDefault: true });
+      await server.admin.call('app-xxxx/addAuthorizedUsers', id, { authorizedUsers: ['PUBLIC'] });
+      return id;
+    };
+    const v1 = await version('1.0.0');
+    await version('2.0.0');
+    const { id: locked } = await alice.client.call('project/new', { name: 'Locked' });
+    const { id: applet } = await alice.client.call('applet/new', {
+      project: locked,
+      name: 'unlisted',
+      dxapi: '1.0.0',
+      inputSpec: [],
+      outputSpec: [],
+      runSpec: { interpreter: 'bash', code: 'main() { :; }', distribution: 'Ubuntu', release: '24.04' },
+    });
+    await alice.client.call('project-xxxx/update', locked, { allowedExecutables: [v1] });
+
+    // The default version (2.0.0) is not allowed: 1.0.0 is selected, and only it is offered.
+    const page = await browser.signedInPage(alice, `/panx/projects/${locked}/run/app-runner_versions`);
+    await page.waitForURL(new RegExp(`/run/${v1}$`));
+    await page.getByText('Version 2.0.0 is not allowed in Locked; the first allowed version, 1.0.0, is selected.').waitFor();
+    expect(await page.getByRole('button', { name: 'Run', exact: true }).isDisabled()).toBe(false);
+    await shoot(page, 'runner-allowed-version');
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    await page.waitForURL(new RegExp(`/panx/projects/${locked}/monitor/job/job-[0-9A-Za-z]+$`));
+
+    // An applet the list does not name is shown, but Run says why it cannot start.
+    await page.goto(`${server.url}/panx/projects/${locked}/run/${applet}`);
+    const blocker = page.getByTestId('run-blocker');
+    await blocker.waitFor();
+    expect(await blocker.textContent()).toBe(`The project "Locked" only allows these tools: ${v1}. Choose another project or ask its administrator.`);
+    expect(await page.getByRole('button', { name: 'Run', exact: true }).isDisabled()).toBe(true);
+    await page.close();
+  });
+
   it('a VIEW-only user sees the form but cannot run, and the Run button says why', async () => {
     const page = await browser.signedInPage(bob, `/panx/projects/${demo}/run/${workflow}`);
     await page.getByRole('heading', { name: /Germline variants/ }).waitFor();

@@ -91,8 +91,8 @@ export function ToolRunnerPage() {
 
   const toolAllowed = tool.data
     ? cls === 'app'
-      ? versionList.length === 0 || offered.length > 0 || isToolAllowed(allowed, { id: tool.data.id, name: tool.data.name, class: 'app' })
-      : isToolAllowed(allowed, { id: tool.data.id, class: cls })
+      ? isToolAllowed(allowed, { id: tool.data.id, name: tool.data.name, ...(tool.data.version ? { version: tool.data.version } : {}), class: 'app' })
+      : isToolAllowed(allowed, { id: tool.data.id, name: tool.data.name, class: cls })
     : true;
 
   return (

@@ -19,12 +19,17 @@ describe('the allowed-executables rule (SPEC §6)', () => {
   it('allows an app by version ID or by class and name (every version)', () => {
     expect(isToolAllowed(['app-bwa'], { id: 'app-v1', name: 'bwa', class: 'app' })).toBe(true);
     expect(isToolAllowed(['app-v2'], { id: 'app-v1', name: 'bwa', class: 'app' })).toBe(false);
-    // An applet named like an app is not allowed by the app's name.
+    expect(isToolAllowed(['app-bwa/1.0.0'], { id: 'app-v1', name: 'bwa', version: '1.0.0', class: 'app' })).toBe(true);
+    expect(isToolAllowed(['app-bwa/2.0.0'], { id: 'app-v1', name: 'bwa', version: '1.0.0', class: 'app' })).toBe(false);
+    // An applet named like an app is not allowed by the app's name, but by its own class and name.
     expect(isToolAllowed(['app-bwa'], { id: 'applet-1', name: 'bwa', class: 'applet' })).toBe(false);
+    expect(isToolAllowed(['applet-bwa'], { id: 'applet-1', name: 'bwa', class: 'applet' })).toBe(true);
+    expect(isToolAllowed(['workflow-germline'], { id: 'workflow-1', name: 'germline', class: 'workflow' })).toBe(true);
   });
 
   it('offers only listed versions and selects the first allowed one when the chosen one is not', () => {
     expect(allowedAppVersions(['app-v2', 'app-v1'], versions).map((v) => v.version)).toEqual(['2.0.0', '1.0.0']);
+    expect(allowedAppVersions(['app-bwa/1.0.0'], versions).map((v) => v.id)).toEqual(['app-v1']);
     expect(selectAppVersion(['app-v2', 'app-v1'], versions, 'app-v1')?.id).toBe('app-v1');
     expect(selectAppVersion(['app-v2', 'app-v1'], versions, 'app-v3')?.id).toBe('app-v2');
     expect(selectAppVersion(null, versions, 'app-v3')?.id).toBe('app-v3');
