@@ -237,6 +237,11 @@ part() { echo "part done"; }`,
 
     const page = await browser.signedInPage(alice, details(analysis.id));
     await expect.poll(() => page.locator('[role="treeitem"]').count()).toBe(3);
+    // The stages in the workflow's order, though their jobs were created at the same moment.
+    expect(await page.locator('[role="treeitem"]').evaluateAll((items) => items.map((item) => item.getAttribute('aria-level')))).toEqual(['1', '2', '2']);
+    await expect
+      .poll(() => page.locator('[role="treeitem"]').allInnerTexts())
+      .toEqual([expect.stringContaining('Shout it'), expect.stringContaining('produce'), expect.stringContaining('consume')]);
     await expect.poll(() => page.getByTestId('stages').innerText()).toMatch(/Done[\s\S]*Failed/);
     expect(await page.getByTestId('failure').innerText()).toContain('stage-consume');
     await shoot(page, 'monitor-analysis-failed');

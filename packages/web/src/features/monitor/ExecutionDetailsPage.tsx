@@ -14,6 +14,7 @@ import {
   type ExecutionRow,
   executionDuration,
   executionPagePath,
+  executionStateColor,
   executionStateLabel,
   formatCost,
   formatElapsed,
@@ -142,7 +143,14 @@ function ExecutionDetails({
           <LoadingState rows={6} label="Loading the execution" />
         ) : (
           <>
-            <Header row={row} data={data} level={project.data ? level : undefined} userId={session?.userId} projectId={projectId} />
+            <Header
+              row={row}
+              data={data}
+              level={project.data ? level : undefined}
+              userId={session?.userId}
+              projectId={projectId}
+              viewingTry={tryNumber !== undefined && tryNumber < currentTry ? tryNumber : undefined}
+            />
             <div className={classes.layout}>
               <Paper withBorder p="xs" radius="sm">
                 {tree.isError && !tree.data ? (
@@ -151,7 +159,7 @@ function ExecutionDetails({
                   <LoadingState rows={4} label="Loading the tree" />
                 ) : (
                   <>
-                    <ExecutionTree rows={tree.data.rows} current={executionId} />
+                    <ExecutionTree rows={tree.data.rows} current={executionId} stageOrder={tree.data.stageOrder} />
                     {tree.data.truncated && (
                       <Text size="xs" c="dimmed" mt={4}>
                         The first 10,000 executions of this tree are shown.
@@ -226,9 +234,9 @@ function LogSlot({ jobId, tryNumber, project }: { jobId: string; tryNumber: numb
   );
 }
 
-function Fact({ label, children, testId }: { label: string; children: ReactNode; testId?: string }) {
+function Fact({ label, children, testId, wide }: { label: string; children: ReactNode; testId?: string; wide?: boolean }) {
   return (
-    <div data-testid={testId}>
+    <div data-testid={testId} style={wide ? { gridColumn: 'span 2' } : undefined}>
       <div className={classes.factLabel}>{label}</div>
       <Text size="sm" component="div">
         {children}
@@ -281,7 +289,7 @@ function Overview({ row, data, now }: { row: ExecutionRow; data: Record<string, 
               </Anchor>
             </Fact>
           )}
-          <Fact label="ID">
+          <Fact label="ID" wide>
             <Text size="xs" ff="monospace" component="span">
               {row.id}
             </Text>
@@ -327,15 +335,19 @@ function Overview({ row, data, now }: { row: ExecutionRow; data: Record<string, 
             No state changes recorded.
           </Text>
         ) : (
-          <Timeline active={transitions.length - 1} bulletSize={14} lineWidth={2} data-testid="timeline">
+          <Timeline active={transitions.length - 1} bulletSize={12} lineWidth={2} data-testid="timeline">
             {transitions.map((transition, index) => {
               const next = transitions[index + 1]?.at ?? (isActive(transition.state) ? now : undefined);
               return (
                 <Timeline.Item
                   // biome-ignore lint/suspicious/noArrayIndexKey: a state may repeat; the place in the timeline is its identity
                   key={index}
-                  title={executionStateLabel(transition.state)}
-                  color={undefined}
+                  title={
+                    <Text size="sm" fw={600}>
+                      {executionStateLabel(transition.state)}
+                    </Text>
+                  }
+                  color={executionStateColor(transition.state)}
                   data-state={transition.state}
                 >
                   <Text size="xs" c="dimmed">
@@ -358,12 +370,15 @@ function Header({
   level,
   userId,
   projectId,
+  viewingTry,
 }: {
   row: ExecutionRow;
   data: Record<string, unknown>;
   level: string | undefined;
   userId: string | undefined;
   projectId: string;
+  /** An earlier try is shown (its state, times and failure). */
+  viewingTry: number | undefined;
 }) {
   const navigate = useNavigate();
   const terminate = useTerminate();
@@ -430,6 +445,7 @@ function Header({
           <Text size="xs" c="dimmed">
             {isAnalysis ? 'Analysis' : row.stage ? `Stage ${row.stage} of ${row.parentAnalysis}` : row.parentJob ? `Subjob of ${row.parentJob}` : 'Job'} ·{' '}
             {row.id}
+            {viewingTry !== undefined ? ` · showing try ${viewingTry}` : ''}
           </Text>
         </Stack>
         <Group gap="xs">

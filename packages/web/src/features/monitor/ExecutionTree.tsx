@@ -20,9 +20,9 @@ const ROW_HEIGHT = 30;
  * virtualised so that 1,000+ subjobs stay responsive; the current execution highlighted and
  * revealed; arrows and Enter move through it from the keyboard.
  */
-export function ExecutionTree({ rows, current }: { rows: readonly ExecutionRow[]; current: string }) {
+export function ExecutionTree({ rows, current, stageOrder = [] }: { rows: readonly ExecutionRow[]; current: string; stageOrder?: readonly string[] }) {
   const navigate = useNavigate();
-  const roots = useMemo(() => buildExecutionTree(rows), [rows]);
+  const roots = useMemo(() => buildExecutionTree(rows, stageOrder), [rows, stageOrder]);
   // Collapsed nodes (everything is open at first); the current one's ancestors are always revealed.
   const [collapsed, setCollapsed] = useState<Set<string>>(new Set());
   const revealed = useMemo(() => new Set(ancestorsOf(rows, current)), [rows, current]);

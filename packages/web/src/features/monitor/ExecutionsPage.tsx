@@ -4,6 +4,7 @@ import {
   Badge,
   Button,
   Checkbox,
+  Collapse,
   Group,
   List,
   Modal,
@@ -18,6 +19,7 @@ import {
   Tooltip,
 } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
+import { useNarrow } from '../../ui/use-narrow';
 import { notifications } from '@mantine/notifications';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { memo, useEffect, useMemo, useReducer, useRef, useState } from 'react';
@@ -41,7 +43,7 @@ import {
   isActive,
   terminateRefusal,
 } from './execution-model';
-import { LIST_PAGE_SIZE, useChildren, useExecutionList, useRunningCount, useTerminate } from './hooks';
+import { LIST_PAGE_SIZE, useChildren, useExecutionList, useJobsWithSubjobs, useRunningCount, useTerminate } from './hooks';
 import classes from './Monitor.module.css';
 import { StateBadge, userHandle } from './StateBadge';
 
@@ -108,9 +110,7 @@ export function ExecutionsPage() {
     const map = new Map<string, ExecutionRow[] | 'loading' | 'error'>();
     expandedRows.forEach((row, index) => {
       const query = childQueries[index];
-      // Children in the order they were launched.
-      const children = query?.data ? [...query.data].sort((a, b) => (a.created ?? 0) - (b.created ?? 0) || a.id.localeCompare(b.id)) : undefined;
-      map.set(row.id, children ?? (query?.isError ? 'error' : 'loading'));
+      map.set(row.id, query?.data ?? (query?.isError ? 'error' : 'loading'));
     });
     return map;
   }, [expandedRows, childQueries]);
@@ -121,12 +121,29 @@ export function ExecutionsPage() {
     return map;
   }, [byId, childrenOf]);
 
+  // Jobs on screen (top-level and expanded children) that have subjobs.
+  const jobIds = useMemo(
+    () =>
+      [...allById.values()]
+        .filter((row) => row.executionClass === 'job')
+        .map((row) => row.id)
+        .sort(),
+    [allById],
+  );
+  const withSubjobs = useJobsWithSubjobs(jobIds).data;
+
   const visible = useMemo(() => {
     const out: VisibleRow[] = [];
     const visit = (row: ExecutionRow, depth: number) => {
       const isOpen = expanded.has(row.id);
       const children = childrenOf.get(row.id);
-      const known = Array.isArray(children) ? children.length > 0 : row.executionClass === 'analysis' ? true : undefined;
+      const known = Array.isArray(children)
+        ? children.length > 0
+        : row.executionClass === 'analysis'
+          ? true
+          : withSubjobs
+            ? withSubjobs.has(row.id)
+            : undefined;
       out.push({ row, depth, hasChildren: known, expanded: isOpen });
       if (!isOpen) return;
       if (children === 'loading' || children === undefined)
@@ -145,7 +162,7 @@ export function ExecutionsPage() {
     };
     for (const row of rows) visit(row, 0);
     return out;
-  }, [rows, expanded, childrenOf]);
+  }, [rows, expanded, childrenOf, withSubjobs]);
 
   // Selection and terminate.
   const [selected, setSelected] = useState<Set<string>>(new Set());
@@ -159,6 +176,8 @@ export function ExecutionsPage() {
   const now = list.dataUpdatedAt || Date.now();
   const activeFilters = activeFilterIds(page).filter((id) => id !== 'nameMode');
   const created = page.filterValues.created as DateRange | undefined;
+  const narrow = useNarrow();
+  const [filtersOpen, setFiltersOpen] = useState(false);
 
   const onConfirmTerminate = async () => {
     const result = await terminate.mutateAsync(toTerminate.map((row) => row.id));
@@ -220,88 +239,95 @@ export function ExecutionsPage() {
           </Alert>
         )}
 
-        <form className={classes.filters} aria-label="Filter executions" onSubmit={(event) => event.preventDefault()}>
-          <MultiSelect
-            label={FILTER_LABELS.state}
-            placeholder={page.filterValues.state && (page.filterValues.state as string[]).length ? undefined : 'Any state'}
-            data={EXECUTION_STATES.map((state) => ({ value: state, label: executionStateLabel(state) }))}
-            value={(page.filterValues.state as string[] | undefined) ?? []}
-            onChange={(value) => set('state', value.length ? value : undefined)}
-            clearable
-            size="xs"
-            w={220}
-          />
-          <TextInput
-            label={FILTER_LABELS.name}
-            placeholder={page.filterValues.nameMode === 'regex' ? 'Regular expression' : 'Name contains'}
-            value={(page.filterValues.name as string | undefined) ?? ''}
-            onChange={(event) => set('name', event.currentTarget.value || undefined)}
-            error={problems.find((problem) => problem.filterId === 'name')?.message}
-            size="xs"
-            rightSectionWidth={54}
-            rightSection={
-              <Tooltip label="Regular expression" withinPortal>
-                <Switch
-                  size="xs"
-                  aria-label="Name is a regular expression"
-                  label=".*"
-                  checked={page.filterValues.nameMode === 'regex'}
-                  onChange={(event) => set('nameMode', event.currentTarget.checked ? 'regex' : undefined)}
-                />
-              </Tooltip>
-            }
-          />
-          <Select
-            label={FILTER_LABELS.executable}
-            placeholder="Any executable"
-            data={[...seenExecutables].map(([value, label]) => ({ value, label: `${label}` }))}
-            value={(page.filterValues.executable as string | undefined) ?? null}
-            onChange={(value) => set('executable', value ?? undefined)}
-            searchable
-            clearable
-            size="xs"
-            nothingFoundMessage="No executable seen here"
-            error={problems.find((problem) => problem.filterId === 'executable')?.message}
-          />
-          <Select
-            label={FILTER_LABELS.launchedBy}
-            placeholder="Anyone"
-            data={[...seenLaunchers].map((value) => ({ value, label: value === session?.userId ? `${userHandle(value)} (me)` : userHandle(value) }))}
-            value={(page.filterValues.launchedBy as string | undefined) ?? null}
-            onChange={(value) => set('launchedBy', value ?? undefined)}
-            searchable
-            clearable
-            size="xs"
-          />
-          <TextInput
-            type="date"
-            label="Created from"
-            size="xs"
-            value={dayValue(created?.after)}
-            onChange={(event) => set('created', dayRange(event.currentTarget.value, dayValue(created?.before)))}
-            error={problems.find((problem) => problem.filterId === 'created')?.message}
-          />
-          <TextInput
-            type="date"
-            label="to"
-            size="xs"
-            value={dayValue(created?.before)}
-            onChange={(event) => set('created', dayRange(dayValue(created?.after), event.currentTarget.value))}
-          />
-          <TagsInput
-            label={FILTER_LABELS.tags}
-            placeholder="All of these tags"
-            value={(page.filterValues.tags as string[] | undefined) ?? []}
-            onChange={(value) => set('tags', value.length ? value : undefined)}
-            size="xs"
-            w={200}
-          />
-          {activeFilters.length > 0 && (
-            <Button size="xs" variant="subtle" onClick={() => dispatch({ type: 'clearAll', pageId: EXECUTIONS_PAGE_ID })}>
-              Clear filters ({activeFilters.length})
-            </Button>
-          )}
-        </form>
+        {narrow && (
+          <Button size="xs" variant="default" onClick={() => setFiltersOpen((open) => !open)} aria-expanded={filtersOpen} style={{ alignSelf: 'flex-start' }}>
+            Filters{activeFilters.length ? ` (${activeFilters.length})` : ''} {filtersOpen ? '▲' : '▼'}
+          </Button>
+        )}
+        <Collapse expanded={!narrow || filtersOpen} transitionDuration={narrow ? 150 : 0}>
+          <form className={classes.filters} aria-label="Filter executions" onSubmit={(event) => event.preventDefault()}>
+            <MultiSelect
+              label={FILTER_LABELS.state}
+              placeholder={page.filterValues.state && (page.filterValues.state as string[]).length ? undefined : 'Any state'}
+              data={EXECUTION_STATES.map((state) => ({ value: state, label: executionStateLabel(state) }))}
+              value={(page.filterValues.state as string[] | undefined) ?? []}
+              onChange={(value) => set('state', value.length ? value : undefined)}
+              clearable
+              size="xs"
+              w={220}
+            />
+            <TextInput
+              label={FILTER_LABELS.name}
+              placeholder={page.filterValues.nameMode === 'regex' ? 'Regular expression' : 'Name contains'}
+              value={(page.filterValues.name as string | undefined) ?? ''}
+              onChange={(event) => set('name', event.currentTarget.value || undefined)}
+              error={problems.find((problem) => problem.filterId === 'name')?.message}
+              size="xs"
+              rightSectionWidth={54}
+              rightSection={
+                <Tooltip label="Regular expression" withinPortal>
+                  <Switch
+                    size="xs"
+                    aria-label="Name is a regular expression"
+                    label=".*"
+                    checked={page.filterValues.nameMode === 'regex'}
+                    onChange={(event) => set('nameMode', event.currentTarget.checked ? 'regex' : undefined)}
+                  />
+                </Tooltip>
+              }
+            />
+            <Select
+              label={FILTER_LABELS.executable}
+              placeholder="Any executable"
+              data={[...seenExecutables].map(([value, label]) => ({ value, label: `${label}` }))}
+              value={(page.filterValues.executable as string | undefined) ?? null}
+              onChange={(value) => set('executable', value ?? undefined)}
+              searchable
+              clearable
+              size="xs"
+              nothingFoundMessage="No executable seen here"
+              error={problems.find((problem) => problem.filterId === 'executable')?.message}
+            />
+            <Select
+              label={FILTER_LABELS.launchedBy}
+              placeholder="Anyone"
+              data={[...seenLaunchers].map((value) => ({ value, label: value === session?.userId ? `${userHandle(value)} (me)` : userHandle(value) }))}
+              value={(page.filterValues.launchedBy as string | undefined) ?? null}
+              onChange={(value) => set('launchedBy', value ?? undefined)}
+              searchable
+              clearable
+              size="xs"
+            />
+            <TextInput
+              type="date"
+              label="Created from"
+              size="xs"
+              value={dayValue(created?.after)}
+              onChange={(event) => set('created', dayRange(event.currentTarget.value, dayValue(created?.before)))}
+              error={problems.find((problem) => problem.filterId === 'created')?.message}
+            />
+            <TextInput
+              type="date"
+              label="to"
+              size="xs"
+              value={dayValue(created?.before)}
+              onChange={(event) => set('created', dayRange(dayValue(created?.after), event.currentTarget.value))}
+            />
+            <TagsInput
+              label={FILTER_LABELS.tags}
+              placeholder="All of these tags"
+              value={(page.filterValues.tags as string[] | undefined) ?? []}
+              onChange={(value) => set('tags', value.length ? value : undefined)}
+              size="xs"
+              w={200}
+            />
+            {activeFilters.length > 0 && (
+              <Button size="xs" variant="subtle" onClick={() => dispatch({ type: 'clearAll', pageId: EXECUTIONS_PAGE_ID })}>
+                Clear filters ({activeFilters.length})
+              </Button>
+            )}
+          </form>
+        </Collapse>
 
         {list.isError && !list.data ? (
           <ErrorState error={list.error} onRetry={() => void list.refetch()} title="Could not load the executions" />

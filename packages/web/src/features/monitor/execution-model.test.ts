@@ -15,6 +15,7 @@ import {
   newlyEnded,
   rerunPath,
   STATE_COLORS,
+  stageOrderOf,
   terminateRefusal,
   toExecutionRow,
 } from './execution-model';
@@ -142,6 +143,19 @@ describe('execution trees', () => {
       ['job-orphan', 0, false],
     ]);
     expect(ancestorsOf(rows, 'job-sub')).toEqual(['analysis-1', 'job-s1']);
+  });
+
+  it('orders an analysis’s stages as its workflow does (their jobs share a creation time)', () => {
+    const stages = [
+      row('analysis-2', { created: 1 }),
+      row('job-a', { parentAnalysis: 'analysis-2', stage: 'stage-produce', created: 2 }),
+      row('job-b', { parentAnalysis: 'analysis-2', stage: 'stage-consume', created: 2 }),
+    ];
+    const order = stageOrderOf({ workflow: { stages: [{ id: 'stage-produce' }, { id: 'stage-consume' }] } });
+    expect(order).toEqual(['stage-produce', 'stage-consume']);
+    expect(buildExecutionTree(stages, order)[0]?.children.map((node) => node.row.stage)).toEqual(['stage-produce', 'stage-consume']);
+    expect(buildExecutionTree(stages)[0]?.children.map((node) => node.row.id)).toEqual(['job-a', 'job-b']);
+    expect(stageOrderOf(null)).toEqual([]);
   });
 
   it('survives a cycle and 10,000 subjobs', () => {

@@ -216,7 +216,7 @@ export interface TreeNode {
  * otherwise at the top. Children oldest first (the order they were launched); roots newest first.
  * Cycles cannot form: a row whose parent chain returns to itself is put at the top.
  */
-export function buildExecutionTree(rows: readonly ExecutionRow[]): TreeNode[] {
+export function buildExecutionTree(rows: readonly ExecutionRow[], stageOrder: readonly string[] = []): TreeNode[] {
   const nodes = new Map<string, TreeNode>();
   for (const row of rows) if (!nodes.has(row.id)) nodes.set(row.id, { row, children: [] });
   const roots: TreeNode[] = [];
@@ -240,13 +240,35 @@ export function buildExecutionTree(rows: readonly ExecutionRow[]): TreeNode[] {
     else roots.push(node);
   }
   const byCreated = (a: TreeNode, b: TreeNode) => (a.row.created ?? 0) - (b.row.created ?? 0) || a.row.id.localeCompare(b.row.id);
+  const stageRank = new Map(stageOrder.map((stage, index) => [stage, index]));
+  const byLaunch = (a: TreeNode, b: TreeNode) => compareLaunchOrder(a.row, b.row, stageRank) || byCreated(a, b);
   const sortChildren = (node: TreeNode) => {
-    node.children.sort(byCreated);
+    node.children.sort(byLaunch);
     for (const child of node.children) sortChildren(child);
   };
   for (const root of roots) sortChildren(root);
   roots.sort((a, b) => byCreated(b, a));
   return roots;
+}
+
+/**
+ * Stages of one analysis in the workflow's order (their jobs are all created at once), then the rest
+ * by creation time.
+ */
+export function compareLaunchOrder(a: ExecutionRow, b: ExecutionRow, stageRank: ReadonlyMap<string, number>): number {
+  const rankA = a.stage === undefined ? undefined : stageRank.get(a.stage);
+  const rankB = b.stage === undefined ? undefined : stageRank.get(b.stage);
+  if (rankA !== undefined && rankB !== undefined) return rankA - rankB;
+  return (a.created ?? 0) - (b.created ?? 0) || a.id.localeCompare(b.id);
+}
+
+/** The stage ids of an analysis describe's workflow, in order. */
+export function stageOrderOf(describe: unknown): string[] {
+  if (!isRecord(describe) || !isRecord(describe.workflow) || !Array.isArray(describe.workflow.stages)) return [];
+  return describe.workflow.stages
+    .filter(isRecord)
+    .map((stage) => (typeof stage.id === 'string' ? stage.id : ''))
+    .filter(Boolean);
 }
 
 export interface FlatTreeRow {

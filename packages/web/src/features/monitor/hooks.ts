@@ -4,7 +4,7 @@ import { useEffect, useRef } from 'react';
 import { api } from '../../lib/api';
 import { useSession } from '../auth/session';
 import { notificationsKey } from '../notifications/hooks';
-import { EXECUTION_LIST_FIELDS, type ExecutionRow, isActive, newlyEnded, toExecutionRow } from './execution-model';
+import { compareLaunchOrder, EXECUTION_LIST_FIELDS, type ExecutionRow, isActive, newlyEnded, stageOrderOf, toExecutionRow } from './execution-model';
 
 type FindInput = RouteInput<'system/findExecutions'>;
 
@@ -97,17 +97,41 @@ export function useChildren(parents: readonly ExecutionRow[]) {
   return useQueries({
     queries: parents.map((parent) => ({
       queryKey: [...executionsKey, 'children', parent.id],
-      queryFn: async () =>
-        (
-          await findRows({
-            ...(parent.executionClass === 'analysis' ? { parentAnalysis: parent.id } : { parentJob: parent.id }),
-            describe: { fields: EXECUTION_LIST_FIELDS },
-            limit: 1000,
-          })
-        ).rows,
+      queryFn: async () => {
+        const { rows } = await findRows({
+          ...(parent.executionClass === 'analysis' ? { parentAnalysis: parent.id } : { parentJob: parent.id }),
+          describe: { fields: EXECUTION_LIST_FIELDS },
+          limit: 1000,
+        });
+        // Children in the order they were launched (an analysis's stages in the workflow's order).
+        const stageOrder =
+          parent.executionClass === 'analysis' ? stageOrderOf(await api().call('analysis-xxxx/describe', parent.id, { fields: { workflow: true } })) : [];
+        const rank = new Map(stageOrder.map((stage, index) => [stage, index]));
+        return rows.sort((a, b) => compareLaunchOrder(a, b, rank));
+      },
       refetchInterval: isActive(parent.state) ? EXECUTIONS_LIST_REFRESH_MS : false,
       throwOnError: false,
     })),
+  });
+}
+
+/**
+ * Which of these jobs have subjobs (so that the list offers a toggle only where there is a tree):
+ * one findExecutions by parent job. Undefined while loading, or when the answer was cut short (then
+ * every job keeps its toggle).
+ */
+export function useJobsWithSubjobs(jobIds: readonly string[]) {
+  return useQuery({
+    queryKey: [...executionsKey, 'with-subjobs', jobIds],
+    enabled: jobIds.length > 0,
+    queryFn: async () => {
+      const page = await api().call('system/findExecutions', { parentJob: [...jobIds], describe: { fields: { parentJob: true } }, limit: 1000 });
+      if (page.next !== null && page.next !== undefined) return undefined;
+      return new Set(page.results.map((result) => toExecutionRow(result.id, result.describe).parentJob).filter((id): id is string => id !== undefined));
+    },
+    refetchInterval: EXECUTIONS_LIST_REFRESH_MS,
+    placeholderData: (previous) => previous,
+    throwOnError: false,
   });
 }
 
@@ -146,7 +170,11 @@ export function useExecutionTree(rootId: string | undefined) {
         rows.push(...found.rows);
         next = found.next;
       } while (next && rows.length < TREE_LIMIT);
-      return { rows, truncated: next !== null && next !== undefined };
+      // An analysis's stage jobs are created together: the workflow gives their order.
+      const stageOrder = rootId?.startsWith('analysis-')
+        ? stageOrderOf(await api().call('analysis-xxxx/describe', rootId, { fields: { workflow: true } }))
+        : [];
+      return { rows, truncated: next !== null && next !== undefined, stageOrder };
     },
     refetchInterval: (current) => (current.state.data?.rows.some((row) => isActive(row.state)) === false ? false : EXECUTION_TREE_REFRESH_MS),
     placeholderData: (previous) => previous,
