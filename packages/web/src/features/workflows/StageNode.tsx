@@ -7,7 +7,8 @@ import classes from './WorkflowEditor.module.css';
 
 /** A stage in the graph: its inputs on the left (targets), outputs on the right (sources). */
 function StageNodeView({ data, selected }: NodeProps<StageNodeType>) {
-  const { stage, info, index, title } = data;
+  const { stage, info, index, title, titles } = data;
+  const nameOf = (id: string) => titles[id] ?? id;
   const instanceType = instanceTypeOf(stage);
   const unboundRequired = (info?.inputSpec ?? []).filter((field) => !field.optional && stage.input[field.name] === undefined);
   return (
@@ -52,8 +53,8 @@ function StageNodeView({ data, selected }: NodeProps<StageNodeType>) {
             </span>
             <span className={classes.fieldClass}>{field.class}</span>
             {bound !== undefined && (
-              <span className={classes.fieldValue} title={describeValue(bound)}>
-                {describeValue(bound)}
+              <span className={classes.fieldValue} title={describeValue(bound, nameOf)}>
+                {describeValue(bound, nameOf)}
               </span>
             )}
           </div>

@@ -62,12 +62,18 @@ export function StagePanel({ model, stage, infos, readOnly, busy, instanceTypes,
       </Group>
 
       {!readOnly && (
-        <Group gap="xs">
-          <Button size="xs" variant="default" onClick={() => move(index - 1)} disabled={busy || index <= 0}>
-            ← Move earlier
+        <Group gap="xs" wrap="nowrap">
+          <Button size="xs" variant="default" onClick={() => move(index - 1)} disabled={busy || index <= 0} aria-label="Move the stage earlier">
+            ← Earlier
           </Button>
-          <Button size="xs" variant="default" onClick={() => move(index + 1)} disabled={busy || index >= model.stages.length - 1}>
-            Move later →
+          <Button
+            size="xs"
+            variant="default"
+            onClick={() => move(index + 1)}
+            disabled={busy || index >= model.stages.length - 1}
+            aria-label="Move the stage later"
+          >
+            Later →
           </Button>
           <Button size="xs" variant="light" color="red" ml="auto" onClick={() => void onEdit(removeStageEdit(model, stage.id))} disabled={busy}>
             Remove stage

@@ -182,13 +182,32 @@ function Editor({ projectId, workflowId }: { projectId: string; workflowId: stri
   useEffect(() => setEdges(baseEdges), [baseEdges]);
   const flow = useReactFlow();
   const stageCount = model?.stages.length ?? 0;
-  const fitted = useRef(-1);
+  // Fit the graph when stages come or go (once their executables are known) and when the canvas is resized.
+  const fitKey = `${stageCount}:${infos.size}`;
+  const fitted = useRef('');
   useEffect(() => {
-    if (stageCount === fitted.current || !infos.size) return;
-    fitted.current = stageCount;
-    const timer = window.setTimeout(() => void flow.fitView({ padding: 0.2, maxZoom: 1, duration: 200 }), 50);
+    if (fitKey === fitted.current) return;
+    fitted.current = fitKey;
+    const timer = window.setTimeout(() => void flow.fitView({ padding: 0.15, maxZoom: 1, duration: 150 }), 120);
     return () => window.clearTimeout(timer);
-  }, [stageCount, infos, flow]);
+  }, [fitKey, flow]);
+  const canvasRef = useRef<HTMLDivElement>(null);
+  const loaded = model !== undefined;
+  useEffect(() => {
+    if (!loaded) return;
+    const element = canvasRef.current;
+    if (!element || typeof ResizeObserver === 'undefined') return;
+    let timer = 0;
+    const observer = new ResizeObserver(() => {
+      window.clearTimeout(timer);
+      timer = window.setTimeout(() => void flow.fitView({ padding: 0.15, maxZoom: 1 }), 120);
+    });
+    observer.observe(element);
+    return () => {
+      window.clearTimeout(timer);
+      observer.disconnect();
+    };
+  }, [flow, loaded]);
 
   const onNodesChange = useCallback((changes: NodeChange<StageNodeType>[]) => {
     const kept = changes.filter((change) => change.type !== 'remove');
@@ -454,7 +473,7 @@ function Editor({ projectId, workflowId }: { projectId: string; workflowId: stri
       )}
 
       <div className={classes.body}>
-        <div className={classes.canvas} data-testid="workflow-graph">
+        <div className={classes.canvas} data-testid="workflow-graph" ref={canvasRef}>
           <ReactFlow<StageNodeType, LinkEdge>
             nodes={nodes}
             edges={edges}

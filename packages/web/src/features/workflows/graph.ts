@@ -13,6 +13,8 @@ export interface StageNodeData extends Record<string, unknown> {
   info: ExecutableInfo | undefined;
   index: number;
   title: string;
+  /** Every stage's title by ID, for the links shown in the node. */
+  titles: Readonly<Record<string, string>>;
 }
 
 export interface LinkEdgeData extends Record<string, unknown> {
@@ -70,6 +72,7 @@ export function stagesToNodes(
   positions: ReadonlyMap<string, { x: number; y: number }> = new Map(),
 ): StageNode[] {
   const depths = stageDepths(model.stages);
+  const titles = Object.fromEntries(model.stages.map((stage) => [stage.id, stageTitle(stage, infos.get(stage.executable))]));
   const columnHeights = new Map<number, number>();
   return model.stages.map((stage, index) => {
     const info = infos.get(stage.executable);
@@ -80,7 +83,7 @@ export function stagesToNodes(
       id: stage.id,
       type: 'stage',
       position: positions.get(stage.id) ?? { x: column * COLUMN_WIDTH, y },
-      data: { stage, info, index, title: stageTitle(stage, info) },
+      data: { stage, info, index, title: titles[stage.id] ?? stage.id, titles },
     };
   });
 }

@@ -17,10 +17,23 @@ export function useWorkflow(id: string, project: string) {
   return useQuery({ queryKey: workflowKey(id), queryFn: () => fetchWorkflow(id, project), throwOnError: false, refetchOnWindowFocus: false });
 }
 
+interface InfoQueryResult {
+  data?: ExecutableInfo;
+  isError: boolean;
+  isPending: boolean;
+}
+
+/** One stable answer for all the describe queries (a module-level function, so TanStack Query keeps it while nothing changes). */
+function combineInfos(results: InfoQueryResult[]): { infos: Map<string, ExecutableInfo>; failed: number; loading: boolean } {
+  const infos = new Map<string, ExecutableInfo>();
+  for (const result of results) if (result.data) infos.set(result.data.id, result.data);
+  return { infos, failed: results.filter((result) => result.isError).length, loading: results.some((result) => result.isPending) };
+}
+
 /** What is known of each stage's executable (title, input and output specs), by executable ID. */
 export function useExecutableInfos(executables: readonly string[], project: string) {
   const unique = useMemo(() => [...new Set(executables.filter(Boolean))].sort(), [executables]);
-  const results = useQueries({
+  return useQueries({
     queries: unique.map((id) => ({
       queryKey: ['executable', id, 'io'],
       staleTime: 60_000,
@@ -32,15 +45,8 @@ export function useExecutableInfos(executables: readonly string[], project: stri
         return executableInfoOf(id, described);
       },
     })),
+    combine: combineInfos,
   });
-  const infos = useMemo(() => {
-    const map = new Map<string, ExecutableInfo>();
-    for (const result of results) if (result.data) map.set(result.data.id, result.data);
-    return map;
-  }, [results]);
-  const failed = unique.filter((_, index) => results[index]?.isError);
-  const loading = results.some((result) => result.isPending);
-  return { infos, failed, loading };
 }
 
 /** One step's API call; answers the new editVersion. */
