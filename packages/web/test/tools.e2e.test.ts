@@ -273,4 +273,37 @@ describe.skipIf(!available)('tool library, details and selector in Chromium', { 
     await page.waitForURL(`**/panx/tools/run/${applet}`);
     await page.close();
   });
+
+  it('in a project that allows some executables, offers only those (the first allowed app version) and runs them there', async () => {
+    await alice.client.call('project-xxxx/update', aliceProject, { allowedExecutables: [qcV1, 'applet-count_lines'] });
+    const page = await browser.signedInPage(alice, `/panx/tools?project=${aliceProject}`);
+    await expect.poll(() => page.getByTestId('tool-library-project').innerText()).toMatch(/Run a tool in Alice tools[\s\S]*only allows some executables/);
+    await expect
+      .poll(() => page.locator('section[data-category] [data-tool-card]').evaluateAll((cards) => cards.map((c) => c.getAttribute('data-tool-name'))))
+      .toEqual(['qc_report', 'count_lines']);
+    // Only version 1.0.0 is allowed: the card and its Run link use it.
+    expect(await card(page, qcV1).innerText()).toContain('v1.0.0');
+    expect(await card(page, qcV1).getByRole('link', { name: 'Run QC report' }).getAttribute('href')).toBe(`/panx/projects/${aliceProject}/run/${qcV1}`);
+    // Filters keep the project.
+    await search(page).fill('count');
+    await expect.poll(() => new URL(page.url()).searchParams.get('project')).toBe(aliceProject);
+    await search(page).fill('');
+    await shoot(page, 'tools-library-project');
+
+    await page.getByRole('button', { name: 'Run a tool' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Run a tool' });
+    await expect.poll(() => dialog.getByRole('option').count()).toBe(2);
+    expect(await dialog.innerText()).toContain('This project only allows some executables');
+    await dialog.getByRole('option', { name: /QC report/ }).click();
+    await expect.poll(() => dialog.getByRole('combobox', { name: 'Version' }).inputValue()).toBe('1.0.0');
+    await dialog.getByRole('combobox', { name: 'Version' }).click();
+    expect(await page.getByRole('option', { name: /1\.1\.0/ }).count()).toBe(0);
+    await page.keyboard.press('Escape');
+    await shoot(page, 'tools-selector-project');
+    await dialog.getByRole('option', { name: /count_lines/ }).click();
+    await dialog.getByRole('button', { name: 'Run', exact: true }).click();
+    await page.waitForURL(`**/panx/projects/${aliceProject}/run/${applet}`);
+    await alice.client.call('project-xxxx/update', aliceProject, { allowedExecutables: null });
+    await page.close();
+  });
 });

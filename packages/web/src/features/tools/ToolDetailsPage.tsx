@@ -11,7 +11,7 @@ import { describeError } from '../../ui/describe-error';
 import { ErrorState, LoadingState } from '../../ui/states';
 import { useCurrentUser } from '../auth/hooks';
 import { executionPath, toExecutionSummary } from '../home/executions';
-import { useAllowedExecutables, useToggleToolFavourite } from './hooks';
+import { useAllowedExecutables, useProjectName, useToggleToolFavourite } from './hooks';
 import { StarIcon } from './StarIcon';
 import {
   appsToTools,
@@ -86,16 +86,6 @@ function useDevelopers(appId: string | undefined) {
     queryKey: ['tool', 'developers', appId ?? ''],
     enabled: appId !== undefined,
     queryFn: async () => (await api().call('app-xxxx/listDevelopers', appId ?? '', {})).developers,
-    throwOnError: false,
-  });
-}
-
-/** A project's name, for showing where an applet or workflow lives (the id when it cannot be described). */
-function useProjectName(project: string | undefined) {
-  return useQuery({
-    queryKey: ['project', project ?? '', 'name'],
-    enabled: project !== undefined,
-    queryFn: async () => ((await api().call('project-xxxx/describe', project ?? '', { fields: { name: true } })) as { name?: string }).name ?? project ?? '',
     throwOnError: false,
   });
 }

@@ -1,5 +1,6 @@
 import {
   ActionIcon,
+  Alert,
   Anchor,
   Badge,
   Button,
@@ -24,7 +25,7 @@ import { formatDate } from '../../lib/format';
 import { describeError } from '../../ui/describe-error';
 import { EmptyState, ErrorState } from '../../ui/states';
 import { useCurrentUser } from '../auth/hooks';
-import { useToggleToolFavourite, useToolCatalog } from './hooks';
+import { useAllowedExecutables, useProjectName, useToggleToolFavourite, useToolCatalog } from './hooks';
 import {
   CLASS_LABEL,
   categoryList,
@@ -42,6 +43,7 @@ import {
   type ToolFilters,
   toolDetailsPath,
   toolRunPath,
+  offeredTools,
 } from './tool-catalog';
 import { StarIcon } from './StarIcon';
 import { ToolSelector } from './ToolSelector';
@@ -58,12 +60,21 @@ export function ToolLibraryPage() {
   const toggle = useToggleToolFavourite(user.data?.sessionData);
   const [search, setSearch] = useSearchParams();
   const filters = filtersFromSearch(search);
+  // `?project=…`: choosing a tool to run in that project (its allowed executables apply, Run goes to the project's runner).
+  const project = search.get('project') || undefined;
+  const allowed = useAllowedExecutables(project);
+  const projectName = useProjectName(project);
+  const withProject = (next: URLSearchParams) => {
+    if (project) next.set('project', project);
+    return next;
+  };
   const [selecting, setSelecting] = useState(false);
 
-  const update = (patch: Partial<ToolFilters>) => setSearch(filtersToSearch({ ...filters, ...patch }), { replace: true });
+  const update = (patch: Partial<ToolFilters>) => setSearch(withProject(filtersToSearch({ ...filters, ...patch })), { replace: true });
   const configured = config.toolCategories;
-  const tools = catalog.data ?? [];
-  const categories = useMemo(() => categoryList(configured, catalog.data ?? []), [configured, catalog.data]);
+  const restriction = project ? allowed.data : null;
+  const tools = useMemo(() => offeredTools(catalog.data ?? [], restriction), [catalog.data, restriction]);
+  const categories = useMemo(() => categoryList(configured, tools), [configured, tools]);
   const shown = useMemo(() => filterTools(tools, filters, favourites, categories), [tools, filters, favourites, categories]);
   const groups = useMemo(() => groupTools(shown, categories), [shown, categories]);
   const starred = useMemo(() => {
@@ -83,7 +94,15 @@ export function ToolLibraryPage() {
       onError: (error) => notifications.show({ color: 'red', title: 'Could not update favourites', message: describeError(error) }),
     });
   const card = (tool: Tool) => (
-    <ToolCard key={`${tool.id}`} tool={tool} starred={favourites.includes(favouriteKey(tool))} busy={toggle.isPending} onStar={onStar} language={language} />
+    <ToolCard
+      key={`${tool.id}`}
+      tool={tool}
+      starred={favourites.includes(favouriteKey(tool))}
+      busy={toggle.isPending}
+      onStar={onStar}
+      language={language}
+      project={project}
+    />
   );
 
   return (
@@ -106,6 +125,26 @@ export function ToolLibraryPage() {
           <Button onClick={() => setSelecting(true)}>Run a tool</Button>
         </Group>
       </Group>
+
+      {project && (
+        <Alert variant="light" color="blue" title={`Run a tool in ${projectName.data ?? project}`} data-testid="tool-library-project">
+          <Group justify="space-between" gap="sm" wrap="wrap">
+            <Text size="sm">
+              {Array.isArray(restriction)
+                ? 'This project only allows some executables: only those are listed, and Run opens them in this project.'
+                : 'Run opens the tool in this project.'}
+            </Text>
+            <Group gap="xs">
+              <Button size="compact-sm" variant="default" component={Link} to={`/panx/projects/${encodeURIComponent(project)}/data/`}>
+                Back to the project
+              </Button>
+              <Button size="compact-sm" variant="subtle" component={Link} to="/panx/tools">
+                All tools
+              </Button>
+            </Group>
+          </Group>
+        </Alert>
+      )}
 
       <Paper withBorder p="sm" radius="sm">
         <Group gap="sm" wrap="wrap" align="flex-end">
@@ -144,7 +183,7 @@ export function ToolLibraryPage() {
             mb={8}
           />
           {filtering && (
-            <Button variant="subtle" onClick={() => setSearch(filtersToSearch(EMPTY_TOOL_FILTERS), { replace: true })}>
+            <Button variant="subtle" onClick={() => setSearch(withProject(filtersToSearch(EMPTY_TOOL_FILTERS)), { replace: true })}>
               Clear
             </Button>
           )}
@@ -153,7 +192,9 @@ export function ToolLibraryPage() {
 
       {catalog.error ? (
         <ErrorState error={catalog.error} title="Could not load the tools" onRetry={() => void catalog.refetch()} />
-      ) : catalog.isPending ? (
+      ) : allowed.error ? (
+        <ErrorState error={allowed.error} title="Could not load the project's allowed executables" onRetry={() => void allowed.refetch()} />
+      ) : catalog.isPending || (project !== undefined && allowed.isPending) ? (
         <SimpleGrid cols={{ base: 1, sm: 2, lg: 3 }} spacing="md" role="status" aria-label="Loading tools">
           {Array.from({ length: 6 }, (_, index) => (
             // biome-ignore lint/suspicious/noArrayIndexKey: static placeholders
@@ -208,13 +249,27 @@ export function ToolLibraryPage() {
         </Stack>
       )}
 
-      <ToolSelector opened={selecting} onClose={() => setSelecting(false)} redirect title="Run a tool" />
+      <ToolSelector opened={selecting} onClose={() => setSelecting(false)} redirect title="Run a tool" {...(project ? { project } : {})} />
     </Stack>
   );
 }
 
-function ToolCard({ tool, starred, busy, onStar, language }: { tool: Tool; starred: boolean; busy: boolean; onStar: (tool: Tool) => void; language: string }) {
-  const details = toolDetailsPath(tool);
+function ToolCard({
+  tool,
+  starred,
+  busy,
+  onStar,
+  language,
+  project,
+}: {
+  tool: Tool;
+  starred: boolean;
+  busy: boolean;
+  onStar: (tool: Tool) => void;
+  language: string;
+  project: string | undefined;
+}) {
+  const details = toolDetailsPath(tool, project);
   return (
     <Paper withBorder radius="md" p="md" className={classes.card} data-tool-card={tool.id} data-tool-name={tool.name}>
       <Stack gap={6} h="100%">
@@ -266,7 +321,7 @@ function ToolCard({ tool, starred, busy, onStar, language }: { tool: Tool; starr
             <Button size="compact-sm" variant="default" component={Link} to={details}>
               Details
             </Button>
-            <Button size="compact-sm" component={Link} to={toolRunPath(tool.id)} aria-label={`Run ${tool.title}`}>
+            <Button size="compact-sm" component={Link} to={toolRunPath(tool.id, project)} aria-label={`Run ${tool.title}`}>
               Run
             </Button>
           </Group>

@@ -3,7 +3,7 @@ import { type KeyboardEvent, useEffect, useId, useMemo, useReducer, useRef } fro
 import { useNavigate } from 'react-router';
 import { EmptyState, ErrorState, LoadingState } from '../../ui/states';
 import { useAllowedExecutables, useToolCatalog } from './hooks';
-import { CLASS_LABEL, type SelectedTool, type ToolClass } from './tool-catalog';
+import { CLASS_LABEL, type SelectedTool, TOOL_CLASSES, type ToolClass } from './tool-catalog';
 import { initialToolSelectorState, selectedTool, type ToolSelectorState, toolSelectorReducer, visibleTools } from './tool-selector-state';
 import classes from './tools.module.css';
 
@@ -74,7 +74,7 @@ export function ToolSelector({ opened, onClose, onSelect, project, classes: allo
   const visible = useMemo(() => visibleTools(state), [state]);
   const chosen = selectedTool(state);
   const selected = state.tools.find((tool) => tool.id === state.selectedToolID);
-  const classChoices = useMemo(() => [...new Set(state.tools.map((tool) => tool.class))], [state.tools]);
+  const classChoices = useMemo(() => TOOL_CLASSES.filter((cls) => state.tools.some((tool) => tool.class === cls)), [state.tools]);
   const loading = catalog.isPending || (project !== undefined && allowed.isPending);
   const error = catalog.error ?? allowed.error;
   const restricted = project !== undefined && Array.isArray(allowed.data);

@@ -87,3 +87,13 @@ export function useToggleToolFavourite(sessionData: unknown) {
     onSuccess: () => queryClient.invalidateQueries({ queryKey: userKey(session?.userId) }),
   });
 }
+
+/** A project's name (the id until it is known, or when it cannot be described). */
+export function useProjectName(project: string | undefined) {
+  return useQuery({
+    queryKey: ['project', project ?? '', 'name'],
+    enabled: project !== undefined && project !== '',
+    queryFn: async () => ((await api().call('project-xxxx/describe', project ?? '', { fields: { name: true } })) as { name?: string }).name ?? project ?? '',
+    throwOnError: false,
+  });
+}
