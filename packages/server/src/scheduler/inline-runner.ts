@@ -59,8 +59,9 @@ export class InlineRunner {
     await say(`Running ${job.function} (${executable.runSpec.interpreter})`);
     return {
       ...spec,
-      // The executor starts commands in the try's directory; the entry point runs in HOME.
-      command: ['/bin/sh', '-c', 'cd "$0" && exec "$@"', entry.cwd, entry.command, ...entry.args],
+      // The executor starts commands in the try's directory; the entry point runs in HOME (bash's
+      // script changes there itself, python3 goes through a shell that does).
+      command: entry.entersCwd ? [entry.command, ...entry.args] : ['/bin/sh', '-c', 'cd "$0" && exec "$@"', entry.cwd, entry.command, ...entry.args],
       env: entry.env,
     };
   }

@@ -89,10 +89,11 @@ export class Scheduler implements ProcessControl {
   kick(): void {
     if (this.stopped || this.kicked) return;
     this.kicked = true;
-    setTimeout(() => {
+    // Once the current callbacks are done: the changes of one request make one pass.
+    setImmediate(() => {
       this.kicked = false;
       void this.tick();
-    }, 5).unref();
+    }).unref();
   }
 
   async tick(): Promise<void> {
@@ -121,9 +122,12 @@ export class Scheduler implements ProcessControl {
 
   private async pass(now: number): Promise<void> {
     if (now - this.lastHeartbeat >= HEARTBEAT_MS) await this.heartbeat(now);
-    await this.engine.progress(now);
+    // Runnable jobs first: the periodic checks below take a while, and whatever they make runnable
+    // kicks another pass.
+    await this.launchRunnable();
     if (this.stopped) return;
-    await this.launchRunnable(now);
+    await this.engine.progress(Date.now());
+    if (this.stopped) return;
     await this.stopOrphans();
     if (now - this.lastAdopt >= ADOPT_EVERY_MS) {
       this.lastAdopt = now;
@@ -138,10 +142,11 @@ export class Scheduler implements ProcessControl {
 
   // ---- starting jobs ----
 
-  private async launchRunnable(now: number): Promise<void> {
+  private async launchRunnable(): Promise<void> {
     for (const job of await this.stores.jobs.listRunnable(200)) {
       if (this.stopped) return;
       if (!this.executor.hasCapacityFor({ cores: job.cores, memoryMB: job.memoryMB })) continue;
+      const now = Date.now();
       const claimed = await this.engine.move(
         job,
         'start',

@@ -231,6 +231,8 @@ export interface EntryPoint {
   args: string[];
   env: Record<string, string>;
   cwd: string;
+  /** The command changes to `cwd` itself (started anywhere, it runs there). */
+  entersCwd: boolean;
 }
 
 export interface PrepareOptions {
@@ -280,7 +282,7 @@ export async function prepareEntryPoint(options: PrepareOptions): Promise<EntryP
     fs.writeFileSync(vars, lines);
     fs.writeFileSync(code, executable.runSpec.code);
     const script = `cd "$HOME"; . "${vars}"; . "${code}"; ${job.function}`;
-    return { command: 'bash', args: ['-e', '-c', script], env, cwd: home };
+    return { command: 'bash', args: ['-e', '-c', script], env, cwd: home, entersCwd: true };
   }
   if (interpreter === 'python3' || interpreter === 'python2.7') {
     const code = path.join(panx, 'code.py');
@@ -293,7 +295,7 @@ export async function prepareEntryPoint(options: PrepareOptions): Promise<EntryP
       env.PYTHONPATH = [shim, env.PYTHONPATH].filter(Boolean).join(':');
     }
     env.PYTHONUNBUFFERED = '1';
-    return { command: 'python3', args: [code], env, cwd: home };
+    return { command: 'python3', args: [code], env, cwd: home, entersCwd: false };
   }
   throw new RunnerError('ExecutionError', `runSpec.interpreter "${interpreter}" is not supported (bash or python3)`);
 }
