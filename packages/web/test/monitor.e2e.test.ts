@@ -217,7 +217,7 @@ part() { echo "part done"; }`,
         { name: 'marker', class: 'string' },
       ],
       outputSpec: [{ name: 'shout', class: 'string' }],
-      code: `main() { if [ ! -e "$marker" ]; then touch "$marker"; echo "not yet" >&2; exit 5; fi; echo "{\\"shout\\": \\"\${word^^}\\"}" > job_output.json; }`,
+      code: `main() { if [ ! -e "$marker" ]; then touch "$marker"; echo "not yet" >&2; exit 5; fi; sleep 3; echo "{\\"shout\\": \\"\${word^^}\\"}" > job_output.json; }`,
     });
     const { id: workflow } = await alice.client.call('workflow/new', {
       project,
@@ -248,6 +248,9 @@ part() { echo "part done"; }`,
     await page.getByTestId('rerun-failed').click();
     const dialog = page.getByRole('dialog', { name: 'Re-run from the failed stage?' });
     await expect.poll(() => dialog.innerText()).toContain('stage-consume');
+    const unread = async () =>
+      Number((await page.getByRole('button', { name: /^Notifications, / }).getAttribute('aria-label'))?.match(/(\d+) unread/)?.[1] ?? 0);
+    const unreadBefore = await unread();
     await dialog.getByTestId('confirm-rerun-failed').click();
     await page.waitForURL((url) => /\/monitor\/analysis\/analysis-/.test(url.pathname) && !url.pathname.includes(analysis.id));
     const rerunId = page.url().match(/analysis-[0-9A-Za-z]+/)?.[0] as string;
@@ -255,6 +258,8 @@ part() { echo "part done"; }`,
     expect(rerun.state).toBe('done');
     expect(rerun.stages.map((stage) => stage.execution.outputReusedFrom)).toEqual([failed.stages[0]?.execution.id, null]);
     await expect.poll(() => page.locator('[data-testid="execution-name"] + [data-state]').getAttribute('data-state'), { timeout: 20_000 }).toBe('done');
+    // The page saw the analysis it launched end: the bell has its notification without waiting for its 30 s poll.
+    await expect.poll(unread, { timeout: 10_000 }).toBe(unreadBefore + 1);
     await page.getByRole('tab', { name: 'Inputs and outputs' }).click();
     await expect.poll(() => page.getByTestId('io-outputs').innerText()).toContain('HELLO');
     await shoot(page, 'monitor-analysis-rerun');

@@ -337,7 +337,8 @@ function Overview({ row, data, now }: { row: ExecutionRow; data: Record<string, 
         ) : (
           <Timeline active={transitions.length - 1} bulletSize={12} lineWidth={2} data-testid="timeline">
             {transitions.map((transition, index) => {
-              const next = transitions[index + 1]?.at ?? (isActive(transition.state) ? now : undefined);
+              // The last state lasts until now only while the execution (or this try) has not ended.
+              const next = transitions[index + 1]?.at ?? (isActive(row.state) ? now : undefined);
               return (
                 <Timeline.Item
                   // biome-ignore lint/suspicious/noArrayIndexKey: a state may repeat; the place in the timeline is its identity

@@ -1,6 +1,6 @@
 import { EXECUTION_TREE_REFRESH_MS, EXECUTIONS_LIST_REFRESH_MS, type RouteInput } from '@panx/contract';
 import { useMutation, useQueries, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useRef } from 'react';
+import { useEffect, useMemo, useRef } from 'react';
 import { api } from '../../lib/api';
 import { useSession } from '../auth/session';
 import { notificationsKey } from '../notifications/hooks';
@@ -137,7 +137,7 @@ export function useJobsWithSubjobs(jobIds: readonly string[]) {
 
 /** One execution, described (a job's try when `tryNumber` is given), refreshed every 5 s while it has not ended. */
 export function useExecution(id: string, tryNumber: number | undefined) {
-  return useQuery({
+  const query = useQuery({
     queryKey: [...executionsKey, 'describe', id, tryNumber ?? 'current'],
     queryFn: async (): Promise<Record<string, unknown>> => {
       if (id.startsWith('analysis-')) return (await api().call('analysis-xxxx/describe', id, {})) as Record<string, unknown>;
@@ -150,6 +150,9 @@ export function useExecution(id: string, tryNumber: number | undefined) {
     },
     throwOnError: false,
   });
+  const rows = useMemo(() => (query.data && tryNumber === undefined ? [toExecutionRow(id, query.data)] : undefined), [query.data, id, tryNumber]);
+  useEndedExecutions(rows);
+  return query;
 }
 
 /** Every execution of a tree (from its root), paged, refreshed every 5 s (SPEC §9) while one of them runs. */
