@@ -10,6 +10,7 @@ import * as createAccountTables from './migrations/202611231000-create-account-t
 import * as createFailureReports from './migrations/202611241000-create-failure-reports.js';
 import * as otpLastStep from './migrations/202611251000-otp-last-step.js';
 import type { Database } from './schema.js';
+import { cachingStatements } from './sqlite-statements.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -56,7 +57,7 @@ export function openDatabase(options: { databaseUrl?: string; sqlitePath: string
   sqlite.pragma('foreign_keys = ON');
   // Case-sensitive LIKE matches DNAnexus name semantics and lets prefix globs use the name index.
   sqlite.pragma('case_sensitive_like = ON');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachingStatements(sqlite) }) });
   return { db, dialect: 'sqlite', close: () => db.destroy() };
 }
 

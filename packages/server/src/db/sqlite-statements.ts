@@ -1,0 +1,42 @@
+import type { SqliteDatabase, SqliteStatement } from 'kysely';
+
+/** The better-sqlite3 surface used here (so that tests can count what is prepared). */
+interface PreparingDatabase {
+  prepare(sql: string): SqliteStatement;
+  close(): void;
+}
+
+/**
+ * Kysely's SQLite driver prepares every query anew; compiling the SQL costs about as much as running
+ * a small query. This keeps the last `size` statements by their SQL text and reuses them (a
+ * better-sqlite3 statement may run any number of times, one at a time, and SQLite re-prepares it by
+ * itself after a schema change). `iterate` (streamed results) always gets a statement of its own,
+ * since an open iterator keeps its statement busy.
+ */
+export function cachingStatements(database: PreparingDatabase, size = 500): SqliteDatabase {
+  const cache = new Map<string, SqliteStatement>();
+  return {
+    close: () => {
+      cache.clear();
+      database.close();
+    },
+    prepare(sql: string): SqliteStatement {
+      let statement = cache.get(sql);
+      if (statement) {
+        // Most recently used last: the first entry is the one to evict.
+        cache.delete(sql);
+      } else {
+        statement = database.prepare(sql);
+        if (cache.size >= size) cache.delete(cache.keys().next().value as string);
+      }
+      cache.set(sql, statement);
+      const cached = statement;
+      return {
+        reader: cached.reader,
+        all: (parameters) => cached.all(parameters),
+        run: (parameters) => cached.run(parameters),
+        iterate: (parameters) => database.prepare(sql).iterate(parameters),
+      };
+    },
+  };
+}
