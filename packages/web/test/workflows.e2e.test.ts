@@ -175,6 +175,15 @@ describe.skipIf(!available)('workflow editor and importer in Chromium', { timeou
     await page.getByRole('button', { name: 'Redo', exact: true }).click();
     await expect.poll(async () => (await describeWorkflow()).stages[1]).toMatchObject({ name: 'Shout it', folder: '/loud' });
     await settled(page);
+    // Bind a value to the first stage's input from its panel (selected by clicking its node).
+    await page.locator(`[data-stage-id="${first.id}"]`).click({ position: { x: 120, y: 14 } });
+    await expect.poll(() => page.getByRole('complementary', { name: 'Details' }).innerText()).toContain('Stage 1 of 2');
+    await page.getByRole('textbox', { name: 'Value of who' }).fill('panx');
+    await page.getByRole('button', { name: 'Set', exact: true }).click();
+    await expect.poll(async () => (await describeWorkflow()).stages[0]?.input).toEqual({ who: 'panx' });
+    await settled(page);
+    await page.locator(`[data-stage-id="${second.id}"]`).click({ position: { x: 120, y: 14 } });
+    await expect.poll(() => page.getByRole('complementary', { name: 'Details' }).innerText()).toContain('Stage 2 of 2');
     await shoot(page, 'workflow-editor-two-stages');
 
     // Run it from the editor: the analysis page opens and the analysis finishes.
@@ -201,7 +210,10 @@ describe.skipIf(!available)('workflow editor and importer in Chromium', { timeou
     const before = await describeWorkflow();
     const [first] = before.stages as [StageDescribe];
     await page.locator(`[data-stage-button="${first.id}"]`).click();
-    await page.getByLabel('Instance type').fill('mem2_ssd1_v2_x4');
+    const instanceType = page.getByRole('textbox', { name: 'Instance type' }).or(page.getByRole('combobox', { name: 'Instance type' }));
+    await instanceType.click();
+    await instanceType.fill('mem2_ssd1_v2_x4');
+    await page.getByRole('option', { name: /^mem2_ssd1_v2_x4 · 4 cores/ }).click();
     // Someone else renames the first stage through the API in between.
     await alice.client.call('workflow-xxxx/update', workflow, { editVersion: before.editVersion, stages: { [first.id]: { name: 'Their greeting' } } });
     await page.getByRole('button', { name: 'Apply' }).click();

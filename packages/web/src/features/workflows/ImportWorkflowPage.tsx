@@ -347,7 +347,11 @@ export function ImportWorkflowPage() {
             )}
             {state.status === 'failed' && (
               <Alert color="red" title="The workflow was not imported" role="alert">
-                The log below says why.
+                {state.log
+                  .find((line) => line.includes(' ERROR '))
+                  ?.split(' ERROR ')
+                  .slice(1)
+                  .join(' ERROR ') ?? 'The log below says why.'}
               </Alert>
             )}
             <div>
@@ -370,7 +374,7 @@ function LinkCell({ value, kind }: { value: ObjectLink | null; kind: 'file' | 'w
   const { project, id } = value.$dnanexus_link;
   const to = kind === 'workflow' ? `/panx/projects/${project}/workflows/${id}` : `/panx/${project}/${id}/view`;
   return (
-    <Anchor component={Link} to={to} ff="monospace" size="sm">
+    <Anchor component={Link} to={to} ff="monospace" size="sm" style={{ wordBreak: 'break-all' }}>
       {id}
     </Anchor>
   );
@@ -378,7 +382,7 @@ function LinkCell({ value, kind }: { value: ObjectLink | null; kind: 'file' | 'w
 
 function StatusOutputTable({ output }: { output: StatusOutput }) {
   return (
-    <Table withTableBorder fz="sm" data-testid="status-output" maw={640}>
+    <Table withTableBorder fz="sm" data-testid="status-output" maw={640} layout="fixed">
       <Table.Tbody>
         <Table.Tr>
           <Table.Th>primary_descriptor</Table.Th>

@@ -1,10 +1,13 @@
 import { ActionIcon, Badge, Button, Divider, Group, Select, Stack, Text, TextInput, Title, Tooltip } from '@mantine/core';
-import { useEffect, useId, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { describeError } from '../../ui/describe-error';
+import type { InstanceTypeInfo } from '../runner/cost';
+import { DataPicker } from '../runner/DataPicker';
+import type { DataRef } from '../runner/form-state';
 import { type Edit, moveStageEdit, removeStageEdit, setInputEdit, stageSettingsEdit } from './edits';
 import { checkConnection, connectEdit, inHandle, outHandle } from './graph';
 import { resolvePath } from './hooks';
-import { parseInputValue } from './input-values';
+import { isDataClass, parseInputValue } from './input-values';
 import { describeValue, type ExecutableInfo, type IoField, instanceTypeOf, type StageModel, stageLinksIn, stageTitle, type WorkflowModel } from './model';
 import classes from './WorkflowEditor.module.css';
 
@@ -14,14 +17,15 @@ export interface StagePanelProps {
   infos: ReadonlyMap<string, ExecutableInfo>;
   readOnly: boolean;
   busy: boolean;
-  instanceTypes: readonly string[];
+  instanceTypes: readonly InstanceTypeInfo[];
+  defaultInstanceType: string | undefined;
   /** Applies an edit (on the server); true when it was applied. */
   onEdit: (edit: Edit) => Promise<boolean>;
   onClose: () => void;
 }
 
 /** The selected stage: name, folder, instance type, position, inputs (set, link, unbind) and outputs. */
-export function StagePanel({ model, stage, infos, readOnly, busy, instanceTypes, onEdit, onClose }: StagePanelProps) {
+export function StagePanel({ model, stage, infos, readOnly, busy, instanceTypes, defaultInstanceType, onEdit, onClose }: StagePanelProps) {
   const info = infos.get(stage.executable);
   const index = model.stages.findIndex((candidate) => candidate.id === stage.id);
   const title = stageTitle(stage, info);
@@ -104,7 +108,7 @@ export function StagePanel({ model, stage, infos, readOnly, busy, instanceTypes,
             error={folderError}
             readOnly={readOnly}
           />
-          <InstanceTypeInput value={instanceType} onChange={setInstanceType} options={instanceTypes} readOnly={readOnly} />
+          <InstanceTypeInput value={instanceType} onChange={setInstanceType} options={instanceTypes} defaultType={defaultInstanceType} readOnly={readOnly} />
           {!readOnly && (
             <Group>
               <Button type="submit" size="xs" disabled={busy || !settings || Boolean(folderError)}>
@@ -169,33 +173,46 @@ function InstanceTypeInput({
   value,
   onChange,
   options,
+  defaultType,
   readOnly,
 }: {
   value: string;
   onChange: (value: string) => void;
-  options: readonly string[];
+  options: readonly InstanceTypeInfo[];
+  defaultType: string | undefined;
   readOnly: boolean;
 }) {
-  const listId = useId();
-  return (
-    <>
+  const placeholder = defaultType ? `the project’s default (${defaultType})` : 'the project’s default';
+  if (!options.length) {
+    return (
       <TextInput
         label="Instance type"
-        placeholder="the project’s default"
+        description="For every entry point of the stage"
+        placeholder={placeholder}
         value={value}
         onChange={(e) => onChange(e.currentTarget.value)}
         readOnly={readOnly}
-        list={options.length ? listId : undefined}
-        description="For every entry point of the stage"
       />
-      {options.length > 0 && (
-        <datalist id={listId}>
-          {options.map((option) => (
-            <option key={option} value={option} />
-          ))}
-        </datalist>
-      )}
-    </>
+    );
+  }
+  const data = options.map((type) => ({
+    value: type.name,
+    label: `${type.name} · ${type.cores} cores · ${Math.round(type.memoryMB / 1024)} GiB · $${type.pricePerHour.toFixed(3)}/h`,
+  }));
+  if (value && !options.some((type) => type.name === value)) data.unshift({ value, label: `${value} (not offered in this region)` });
+  return (
+    <Select
+      label="Instance type"
+      description="For every entry point of the stage"
+      placeholder={placeholder}
+      data={data}
+      value={value || null}
+      onChange={(choice) => onChange(choice ?? '')}
+      searchable
+      clearable
+      readOnly={readOnly}
+      nothingFoundMessage="No instance type matches"
+    />
   );
 }
 
@@ -220,6 +237,9 @@ function InputRow({
   const [text, setText] = useState('');
   const [error, setError] = useState<string | undefined>();
   const [working, setWorking] = useState(false);
+  const [picking, setPicking] = useState(false);
+  const dataClass = isDataClass(field.class);
+  const isArray = field.class.startsWith('array:');
   const stageName = (id: string) => {
     const other = model.stages.find((candidate) => candidate.id === id);
     return other ? stageTitle(other, infos.get(other.executable)) : id;
@@ -354,8 +374,32 @@ function InputRow({
                 <Button size="xs" type="submit" variant="default" loading={working} disabled={busy || !text.trim()}>
                   Set
                 </Button>
+                {dataClass && (
+                  <Button size="xs" variant="light" onClick={() => setPicking(true)} disabled={busy} aria-label={`Browse for ${field.name}`}>
+                    Browse…
+                  </Button>
+                )}
               </Group>
             </form>
+          )}
+          {dataClass && (
+            <DataPicker
+              opened={picking}
+              onClose={() => setPicking(false)}
+              title={`${field.name} (${stageName(stage.id)})`}
+              objectClass={field.class.replace(/^array:/, '')}
+              patterns={field.patterns}
+              multiple={isArray}
+              initialProject={model.project}
+              onPick={(refs: DataRef[]) => {
+                setPicking(false);
+                const links = refs.map((ref) => ({ $dnanexus_link: ref.project ? { project: ref.project, id: ref.id } : ref.id }));
+                if (!links.length) return;
+                const kept = isArray && Array.isArray(bound) ? bound : [];
+                const value = isArray ? [...kept, ...links] : links[0];
+                void onEdit(setInputEdit(stage.id, field.name, value, `Set ${stageName(stage.id)}.${field.name}`));
+              }}
+            />
           )}
           {sources.length > 0 && (
             <Select

@@ -19,6 +19,7 @@ import { api } from '../../lib/api';
 import { describeError } from '../../ui/describe-error';
 import { ErrorState, LoadingState } from '../../ui/states';
 import { field as projectField, useProject } from '../projects/hooks';
+import { useInstanceTypes } from '../runner/hooks';
 import { type SelectedTool, ToolSelector } from '../tools/ToolSelector';
 import { type Conflict, describeChanges, isEditConflict, rebase } from './conflict';
 import { addStageEdit, applyStep, applySteps, type Edit, inverseOf, removeStageEdit, renameEdit, requestOf, type Step, stepsProblems } from './edits';
@@ -41,18 +42,6 @@ import { StagePanel } from './StagePanel';
 import classes from './WorkflowEditor.module.css';
 
 const NODE_TYPES = { stage: StageNode };
-/** Offered in the instance type field (any configured type may be typed). */
-const INSTANCE_TYPES = [
-  'mem1_ssd1_v2_x2',
-  'mem1_ssd1_v2_x4',
-  'mem1_ssd1_v2_x8',
-  'mem2_ssd1_v2_x2',
-  'mem2_ssd1_v2_x4',
-  'mem2_ssd1_v2_x8',
-  'mem3_ssd1_v2_x2',
-  'mem3_ssd1_v2_x4',
-  'mem2_hdd2_x2',
-];
 
 type Origin = Conflict['origin'];
 
@@ -68,6 +57,7 @@ function Editor({ projectId, workflowId }: { projectId: string; workflowId: stri
   const queryClient = useQueryClient();
   const navigate = useNavigate();
   const project = useProject(projectId);
+  const instanceTypes = useInstanceTypes(projectId);
   const query = useWorkflow(workflowId, projectId);
   const model = query.data;
   const executables = useMemo(() => model?.stages.map((stage) => stage.executable) ?? [], [model]);
@@ -360,11 +350,11 @@ function Editor({ projectId, workflowId }: { projectId: string; workflowId: stri
             <Title order={1} size="h3" data-testid="workflow-name">
               {model.title || model.name}
             </Title>
-            <Badge variant="light" color={model.state === 'open' ? 'green' : 'gray'}>
-              {model.state === 'open' ? 'editable' : model.state}
+            <Badge variant="light" color={readOnly ? 'gray' : 'green'}>
+              {model.state !== 'open' ? model.state : readOnly ? 'read-only' : 'editable'}
             </Badge>
-            <Text size="xs" c="dimmed" data-testid="edit-status" aria-live="polite">
-              {busy ? `Saving: ${busy}…` : `Version ${model.editVersion} · saved`}
+            <Text size="xs" c={conflict ? 'orange.8' : 'dimmed'} data-testid="edit-status" aria-live="polite">
+              {busy ? `Saving: ${busy}…` : conflict ? `Version ${model.editVersion} · your edit is waiting` : `Version ${model.editVersion} · saved`}
             </Text>
           </Group>
         </div>
@@ -395,7 +385,10 @@ function Editor({ projectId, workflowId }: { projectId: string; workflowId: stri
       {readOnlyReason && (
         <Alert color="gray" variant="light" title="Read-only" data-testid="read-only">
           <Group justify="space-between" gap="xs">
-            <Text size="sm">{readOnlyReason}</Text>
+            <Text size="sm">
+              {readOnlyReason}
+              {runReason ? ` ${runReason}` : ''}
+            </Text>
             {model.state !== 'open' && level && !editBlockedReason('open', level) && (
               <Button size="xs" variant="default" onClick={() => void makeCopy()}>
                 Make an editable copy
@@ -523,7 +516,8 @@ function Editor({ projectId, workflowId }: { projectId: string; workflowId: stri
               infos={infos}
               readOnly={readOnly}
               busy={busy !== null || conflict !== null}
-              instanceTypes={INSTANCE_TYPES}
+              instanceTypes={instanceTypes.data?.instanceTypes ?? []}
+              defaultInstanceType={instanceTypes.data?.defaultInstanceType}
               onEdit={apply}
               onClose={() => setSelected(null)}
             />
