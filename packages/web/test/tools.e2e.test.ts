@@ -179,7 +179,9 @@ describe.skipIf(!available)('tool library, details and selector in Chromium', { 
     await page.reload();
     await expect.poll(() => page.getByRole('region', { name: 'Favourites' }).locator('[data-tool-name="qc_report"]').count()).toBe(1);
     expect(await page.getByRole('button', { name: 'Remove QC report from favourites' }).first().getAttribute('aria-pressed')).toBe('true');
-    await page.getByRole('switch', { name: 'Favourites only' }).check();
+    // The switch writes the address (a router navigation), so its state follows a moment later.
+    await page.getByRole('switch', { name: 'Favourites only' }).click();
+    await expect.poll(() => page.getByRole('switch', { name: 'Favourites only' }).isChecked()).toBe(true);
     await expect.poll(() => page.locator('[data-tool-card]').evaluateAll((cards) => cards.map((c) => c.getAttribute('data-tool-name')))).toEqual(['qc_report']);
     await shoot(page, 'tools-library-favourites');
     await page.close();

@@ -9,6 +9,7 @@ import { api } from '../../lib/api';
 import { formatDate, formatDateTime } from '../../lib/format';
 import { describeError } from '../../ui/describe-error';
 import { ErrorState, LoadingState } from '../../ui/states';
+import { useNarrow } from '../../ui/use-narrow';
 import { useCurrentUser } from '../auth/hooks';
 import { executionPath, toExecutionSummary } from '../home/executions';
 import { useAllowedExecutables, useProjectName, useToggleToolFavourite } from './hooks';
@@ -422,7 +423,40 @@ function Fact({ label, children }: { label: string; children: ReactNode }) {
   );
 }
 
+function FieldDetails({ field }: { field: IoField }) {
+  return (
+    <Stack gap={2}>
+      {field.help && <Text size="sm">{field.help}</Text>}
+      {field.defaultText !== undefined && (
+        <Text size="xs" c="dimmed">
+          Default: <Code fz="xs">{field.defaultText}</Code>
+        </Text>
+      )}
+      {field.patterns.length > 0 && (
+        <Text size="xs" c="dimmed">
+          Patterns: {field.patterns.join(', ')}
+        </Text>
+      )}
+      {field.choices.length > 0 && (
+        <Text size="xs" c="dimmed">
+          Choices: {field.choices.join(', ')}
+        </Text>
+      )}
+      {!field.help && field.defaultText === undefined && field.patterns.length === 0 && field.choices.length === 0 && (
+        <Text size="xs" c="dimmed">
+          --
+        </Text>
+      )}
+    </Stack>
+  );
+}
+
+function requirement(field: IoField): string {
+  return field.optional ? 'optional' : field.defaultText !== undefined ? 'has default' : 'required';
+}
+
 function IoTable({ fields, kind }: { fields: IoField[]; kind: 'inputs' | 'outputs' }) {
+  const narrow = useNarrow();
   if (fields.length === 0)
     return (
       <Text size="sm" c="dimmed" data-testid={`tool-${kind}`}>
@@ -438,62 +472,68 @@ function IoTable({ fields, kind }: { fields: IoField[]; kind: 'inputs' | 'output
               {group.group}
             </Text>
           )}
-          <Table.ScrollContainer minWidth={560}>
-            <Table verticalSpacing="xs" striped withTableBorder>
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th w="32%">Name</Table.Th>
-                  <Table.Th w="14%">Class</Table.Th>
-                  <Table.Th>Details</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {group.fields.map((field) => (
-                  <Table.Tr key={field.name} data-field={field.name}>
-                    <Table.Td>
+          {narrow ? (
+            <Stack gap="xs">
+              {group.fields.map((field) => (
+                <Paper key={field.name} withBorder radius="sm" p="sm" data-field={field.name}>
+                  <Group justify="space-between" wrap="nowrap" align="flex-start" gap="xs">
+                    <div style={{ minWidth: 0 }}>
                       <Text size="sm" fw={500}>
                         {field.label || field.name}
                       </Text>
                       <Code fz="xs">{field.name}</Code>
-                    </Table.Td>
-                    <Table.Td>
+                    </div>
+                    <Stack gap={0} align="flex-end">
                       <Text size="sm">{field.class}</Text>
                       {kind === 'inputs' && (
-                        <Text size="xs" c={field.optional || field.defaultText !== undefined ? 'dimmed' : 'red.7'}>
-                          {field.optional ? 'optional' : field.defaultText !== undefined ? 'has default' : 'required'}
+                        <Text size="xs" c={requirement(field) === 'required' ? 'red.7' : 'dimmed'}>
+                          {requirement(field)}
                         </Text>
                       )}
-                    </Table.Td>
-                    <Table.Td>
-                      <Stack gap={2}>
-                        {field.help && <Text size="sm">{field.help}</Text>}
-                        {field.defaultText !== undefined && (
-                          <Text size="xs" c="dimmed">
-                            Default: <Code fz="xs">{field.defaultText}</Code>
-                          </Text>
-                        )}
-                        {field.patterns.length > 0 && (
-                          <Text size="xs" c="dimmed">
-                            Patterns: {field.patterns.join(', ')}
-                          </Text>
-                        )}
-                        {field.choices.length > 0 && (
-                          <Text size="xs" c="dimmed">
-                            Choices: {field.choices.join(', ')}
-                          </Text>
-                        )}
-                        {!field.help && field.defaultText === undefined && field.patterns.length === 0 && field.choices.length === 0 && (
-                          <Text size="xs" c="dimmed">
-                            --
-                          </Text>
-                        )}
-                      </Stack>
-                    </Table.Td>
+                    </Stack>
+                  </Group>
+                  <div style={{ marginTop: 6 }}>
+                    <FieldDetails field={field} />
+                  </div>
+                </Paper>
+              ))}
+            </Stack>
+          ) : (
+            <Table.ScrollContainer minWidth={560}>
+              <Table verticalSpacing="xs" striped withTableBorder>
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th w="32%">Name</Table.Th>
+                    <Table.Th w="14%">Class</Table.Th>
+                    <Table.Th>Details</Table.Th>
                   </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
+                </Table.Thead>
+                <Table.Tbody>
+                  {group.fields.map((field) => (
+                    <Table.Tr key={field.name} data-field={field.name}>
+                      <Table.Td>
+                        <Text size="sm" fw={500}>
+                          {field.label || field.name}
+                        </Text>
+                        <Code fz="xs">{field.name}</Code>
+                      </Table.Td>
+                      <Table.Td>
+                        <Text size="sm">{field.class}</Text>
+                        {kind === 'inputs' && (
+                          <Text size="xs" c={requirement(field) === 'required' ? 'red.7' : 'dimmed'}>
+                            {requirement(field)}
+                          </Text>
+                        )}
+                      </Table.Td>
+                      <Table.Td>
+                        <FieldDetails field={field} />
+                      </Table.Td>
+                    </Table.Tr>
+                  ))}
+                </Table.Tbody>
+              </Table>
+            </Table.ScrollContainer>
+          )}
         </div>
       ))}
     </Stack>

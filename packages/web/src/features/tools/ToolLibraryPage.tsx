@@ -163,7 +163,7 @@ export function ToolLibraryPage() {
             data={categoryOptions}
             value={filters.category}
             onChange={(category) => update({ category })}
-            w={220}
+            w={{ base: '100%', sm: 220 }}
           />
           <SegmentedControl
             aria-label="Tool class"
