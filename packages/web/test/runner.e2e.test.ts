@@ -242,6 +242,28 @@ describe.skipIf(!browserAvailable)('the tool runner in Chromium', { timeout: 300
     await page.close();
   });
 
+  it('from the tool library route, the run goes to a project chosen among those the user can contribute to', async () => {
+    await alice.client.call('project/new', { name: 'Tools route target' });
+    const page = await browser.signedInPage(alice, '/panx/tools/run/app-fastp');
+    await page.getByRole('heading', { name: /fastp/ }).waitFor();
+    const project = page.getByRole('region', { name: 'Run settings' }).getByLabel('Project', { exact: true }).first();
+    await expect.poll(() => project.inputValue()).not.toBe('');
+    expect(['Demo project', 'Runner forms', 'Locked', 'Tools route target']).toContain(await project.inputValue());
+    // Another project than the first offered one.
+    const target = (await project.inputValue()) === 'Tools route target' ? 'Demo project' : 'Tools route target';
+    await project.click();
+    await page.getByRole('option', { name: target }).click();
+    await page.waitForURL(/[?&]project=project-/);
+    await expect.poll(() => project.inputValue()).toBe(target);
+    // The app's own instance type with its price, and the reads still to give.
+    await expect.poll(() => page.getByTestId('instance-type-*').inputValue()).toBe('mem1_ssd1_v2_x2 · $0.093/h');
+    expect(await page.getByTestId('form-state').getAttribute('data-state')).toBe('WAIT_USER_INPUT');
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    await page.getByText('1 field needs attention before the run can start.').waitFor();
+    await shoot(page, 'runner-app-tools-route');
+    await page.close();
+  });
+
   it('a VIEW-only user sees the form but cannot run, and the Run button says why', async () => {
     const page = await browser.signedInPage(bob, `/panx/projects/${demo}/run/${workflow}`);
     await page.getByRole('heading', { name: /Germline variants/ }).waitFor();

@@ -264,6 +264,13 @@ export function RunnerForm(props: RunnerFormProps) {
       setOpenGroups((current) => [...new Set([...current, ...toOpen])]);
       const count = Object.keys(localErrors).length + optionErrors.length;
       setGeneralError(`${count} ${count === 1 ? 'field needs' : 'fields need'} attention before the run can start.`);
+      // Bring the first field in error into view (after its group has opened).
+      const first = fields.find((field) => localErrors[field.key]);
+      if (first)
+        window.setTimeout(
+          () => document.querySelector(`[data-field="${CSS.escape(first.key)}"]`)?.scrollIntoView({ block: 'center', behavior: 'smooth' }),
+          250,
+        );
       return;
     }
     run.mutate();
@@ -282,21 +289,22 @@ export function RunnerForm(props: RunnerFormProps) {
     const field = liveFields.find((candidate) => candidate.key === key);
     if (!field) return null;
     return (
-      <InputField
-        key={key}
-        field={field}
-        raw={values[key]}
-        status={statusOf(field)}
-        dependent={dependentState(field, values, liveFields, checking)}
-        overriding={overriding.has(key)}
-        onOverride={(on) => override(key, on)}
-        onChange={(next) => change(key, next)}
-        onTouch={() => touch(key)}
-        objectInfos={infos}
-        stageNames={stageNames}
-        project={projectId}
-        disabled={run.isPending}
-      />
+      <div key={key} data-field={key}>
+        <InputField
+          field={field}
+          raw={values[key]}
+          status={statusOf(field)}
+          dependent={dependentState(field, values, liveFields, checking)}
+          overriding={overriding.has(key)}
+          onOverride={(on) => override(key, on)}
+          onChange={(next) => change(key, next)}
+          onTouch={() => touch(key)}
+          objectInfos={infos}
+          stageNames={stageNames}
+          project={projectId}
+          disabled={run.isPending}
+        />
+      </div>
     );
   };
 
@@ -400,7 +408,11 @@ export function RunnerForm(props: RunnerFormProps) {
             </Title>
             <Select
               label="Project"
-              description="Outputs are written here; you need CONTRIBUTE access."
+              description={
+                props.routeProject
+                  ? 'The project of this page: the run and its outputs go here.'
+                  : 'The run and its outputs go here; you need CONTRIBUTE access.'
+              }
               data={projectOptions}
               value={projectId ?? null}
               onChange={(value) => value && props.onProjectChange(value)}
