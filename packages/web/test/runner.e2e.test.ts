@@ -147,6 +147,7 @@ describe.skipIf(!browserAvailable)('the tool runner in Chromium', { timeout: 300
         { name: 'threads', label: 'Threads', class: 'int', default: 2, group: 'Advanced', help: 'How many threads' },
         { name: 'regions', label: 'Regions', class: 'array:string', optional: true },
         { name: 'verbose', label: 'Verbose', class: 'boolean', default: false, group: 'Advanced' },
+        { name: 'extras', label: 'Extra files', class: 'array:file', optional: true },
       ],
       outputSpec: [],
       runSpec: { interpreter: 'bash', code: 'main() { echo "$mode $threads"; }', distribution: 'Ubuntu', release: '24.04' },
@@ -190,11 +191,21 @@ describe.skipIf(!browserAvailable)('the tool runner in Chromium', { timeout: 300
     await page.getByTestId('input-text_file').getByRole('button', { name: 'Select a file for Text file' }).click();
     await page.getByTestId('data-picker').getByRole('checkbox', { name: 'Select sample.txt' }).check();
     await page.getByRole('button', { name: 'Select', exact: true }).click();
+    // An array of files: several picked at once.
+    await page.getByTestId('input-extras').getByRole('button', { name: 'Select files for Extra files' }).click();
+    const many = page.getByTestId('data-picker');
+    await many.getByRole('button', { name: 'Open folder inputs' }).click();
+    await many.getByRole('checkbox', { name: 'Select notes.md' }).check();
+    await many.getByRole('checkbox', { name: 'Select sample.txt' }).check();
+    await page.getByRole('button', { name: 'Select 2 files', exact: true }).click();
+    await many.waitFor({ state: 'detached' });
+    await expect.poll(() => page.getByTestId('input-extras').getByTestId('picked-object').count()).toBe(2);
     await page.getByRole('button', { name: 'Run', exact: true }).click();
     await page.waitForURL(new RegExp(`/panx/projects/${project}/monitor/job/job-[0-9A-Za-z]+$`));
     const job = new URL(page.url()).pathname.split('/').pop() as string;
     const described = (await alice.client.call('job-xxxx/describe', job, {})) as Record<string, unknown>;
     expect(described.runInput).toMatchObject({ mode: 'fast', threads: 4, regions: ['chr1'], verbose: false });
+    expect((described.runInput as { extras: unknown[] }).extras).toHaveLength(2);
     await page.close();
   });
 
