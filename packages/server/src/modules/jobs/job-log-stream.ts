@@ -128,12 +128,15 @@ export class JobLogsQuery {
           continue;
         }
         await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, POLL_MS);
-          stopWaiting = () => {
+          // One close listener per wait, removed after it: a stream that follows a job for hours adds none.
+          const done = () => {
             clearTimeout(timer);
+            socket.off('close', done);
             resolve();
           };
-          socket.once('close', stopWaiting);
+          const timer = setTimeout(done, POLL_MS);
+          stopWaiting = done;
+          socket.once('close', done);
         });
       }
       socket.send(JSON.stringify({ timestamp: Date.now(), source: 'SYSTEM', level: 'INFO', job: job.id, line: 0, msg: 'END_LOG' }));
