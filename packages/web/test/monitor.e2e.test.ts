@@ -9,6 +9,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { API_BASH, describeJob, newApplet, waitForJob } from '../../server/test/engine-helpers.js';
@@ -133,12 +134,17 @@ part() { echo "part done"; }`,
     await expect.poll(() => page.getByTestId('timeline').innerText()).toMatch(/Idle[\s\S]*Running[\s\S]*Done/);
     expect(await page.getByTestId('cost').innerText()).toMatch(/^COST\n(\$0\.00|<\$0\.01|\$[0-9.]+)$/);
     await shoot(page, 'monitor-job-details');
+    // Open in runner: the runner prefills from the execution (?from=); a subjob has no such action.
+    expect(await page.getByTestId('open-in-runner').getAttribute('href')).toMatch(
+      new RegExp(`^/panx/projects/${project}/run/applet-[0-9A-Za-z]+\\?from=${parentJob}$`),
+    );
 
     // A subjob from the tree: its own page, the tree still there with it selected.
     await page.locator('[role="treeitem"]', { hasText: 'part 2' }).click();
     await expect.poll(() => page.getByTestId('execution-name').innerText()).toBe('part 2');
     expect(page.url()).toMatch(/\/monitor\/job\/job-[0-9A-Za-z]+$/);
     expect(await page.getByText(/Subjob of job-/).isVisible()).toBe(true);
+    expect(await page.getByTestId('open-in-runner').count()).toBe(0);
 
     await page.getByRole('tab', { name: 'Inputs and outputs' }).click();
     await page.waitForURL(/\/io$/);
@@ -263,6 +269,65 @@ part() { echo "part done"; }`,
     await page.getByRole('tab', { name: 'Inputs and outputs' }).click();
     await expect.poll(() => page.getByTestId('io-outputs').innerText()).toContain('HELLO');
     await shoot(page, 'monitor-analysis-rerun');
+    await page.close();
+  });
+
+  it('keeps a tree of 1,000 subjobs responsive: virtualised rows, keyboard to the end, refreshes', async () => {
+    // One real subjob waits for a blocker (so the tree stays active and refreshes every 5 s); 999 finished
+    // copies of it are seeded straight into the server's SQLite database (the API would take minutes).
+    const blocker = await run(await newApplet(alice.client, project, { name: 'blocker', code: 'main() { sleep 600; }' }), {}, { name: 'Blocker' });
+    const wide = await newApplet(alice.client, project, {
+      name: 'fan_out',
+      code: `${API_BASH}
+main() { api job new '{"function":"part","name":"piece 0","dependsOn":["${blocker}"]}' >/dev/null; }
+part() { echo never; }`,
+    });
+    const fan = await run(wide, {}, { name: 'Fan out a thousand' });
+    await waitForJob(alice.client, fan, ['waiting_on_output', 'failed', 'done']);
+    const [real] = (await alice.client.call('system/findExecutions', { parentJob: fan })).results;
+    expect(real?.id).toMatch(/^job-/);
+    const db = new Database(server.platform.config.sqlitePath);
+    const columns = (db.prepare(`pragma table_info("jobs")`).all() as { name: string }[]).map((column) => column.name);
+    const replaced: Record<string, string> = { id: '?', name: '?', state: "'done'", created: '"created" + ?', tokenId: 'null' };
+    const copy = db.prepare(
+      `insert into "jobs" (${columns.map((c) => `"${c}"`).join(',')}) select ${columns.map((c) => replaced[c] ?? `"${c}"`).join(',')} from "jobs" where "id" = ?`,
+    );
+    db.transaction(() => {
+      for (let i = 1; i < 1000; i++) copy.run(`job-Copy${String(i).padStart(20, '0')}`, `piece ${i}`, i, real?.id);
+    })();
+    db.close();
+
+    const page = await browser.signedInPage(alice, details(fan));
+    const started = Date.now();
+    await expect.poll(() => page.getByText('1001 executions in this tree').isVisible(), { timeout: 20_000 }).toBe(true);
+    const shownAfter = Date.now() - started;
+    // Only the rows on screen are in the document.
+    const drawn = await page.locator('[role="treeitem"]').count();
+    expect(drawn).toBeGreaterThan(5);
+    expect(drawn).toBeLessThan(80);
+    await page.getByRole('tree', { name: 'Execution tree' }).focus();
+    await page.keyboard.press('End');
+    await expect.poll(() => page.locator('[role="treeitem"]').last().innerText()).toContain('piece 999');
+    // The page still draws frames while the tree refreshes every 5 s.
+    const slowest = await page.evaluate(async () => {
+      let worst = 0;
+      let last = performance.now();
+      const until = last + 6_000;
+      while (performance.now() < until) {
+        await new Promise((resolve) => requestAnimationFrame(resolve));
+        const now = performance.now();
+        worst = Math.max(worst, now - last);
+        last = now;
+      }
+      return worst;
+    });
+    expect(slowest).toBeLessThan(1_000);
+    await shoot(page, 'monitor-thousand-subjobs');
+    console.log(
+      `[e2e] 1,000 subjobs: tree shown ${shownAfter} ms after the page opened, ${drawn} rows drawn, slowest frame while refreshing ${Math.round(slowest)} ms`,
+    );
+    await alice.client.call('job-xxxx/terminate', fan, {});
+    await alice.client.call('job-xxxx/terminate', blocker, {});
     await page.close();
   });
 
