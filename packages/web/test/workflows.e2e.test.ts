@@ -98,7 +98,6 @@ describe.skipIf(!available)('workflow editor and importer in Chromium', { timeou
     await expect.poll(() => status(page).innerText()).toMatch(/saved$/);
   };
 
-
   async function addStage(page: Page, toolName: string): Promise<void> {
     await page.getByRole('button', { name: 'Add a stage', exact: true }).click();
     const dialog = page.getByRole('dialog', { name: 'Add a stage' });
@@ -185,6 +184,28 @@ describe.skipIf(!available)('workflow editor and importer in Chromium', { timeou
     await page.locator(`[data-stage-id="${second.id}"]`).click({ position: { x: 120, y: 14 } });
     await expect.poll(() => page.getByRole('complementary', { name: 'Details' }).innerText()).toContain('Stage 2 of 2');
     await shoot(page, 'workflow-editor-two-stages');
+
+    // Reorder, then undo; remove the first stage (its link is unbound first), then undo: both stages and the link are back.
+    await page.getByRole('button', { name: 'Move the stage earlier' }).click();
+    await expect.poll(async () => (await describeWorkflow()).stages.map((stage) => stage.id)).toEqual([second.id, first.id]);
+    await settled(page);
+    await page.getByRole('button', { name: 'Undo', exact: true }).click();
+    await expect.poll(async () => (await describeWorkflow()).stages.map((stage) => stage.id)).toEqual([first.id, second.id]);
+    await settled(page);
+    await page.locator(`[data-stage-id="${first.id}"]`).click({ position: { x: 120, y: 14 } });
+    await page.getByRole('button', { name: 'Remove stage' }).click();
+    await expect.poll(async () => (await describeWorkflow()).stages.map((stage) => stage.id)).toEqual([second.id]);
+    expect((await describeWorkflow()).stages[0]?.input).toEqual({});
+    await settled(page);
+    await page.getByRole('button', { name: 'Undo', exact: true }).click();
+    await expect
+      .poll(async () => (await describeWorkflow()).stages.map((stage) => [stage.id, stage.input]))
+      .toEqual([
+        [first.id, { who: 'panx' }],
+        [second.id, { text: link }],
+      ]);
+    await settled(page);
+    await expect.poll(() => page.locator('.react-flow__edge').count()).toBe(1);
 
     // Run it from the editor: the analysis page opens and the analysis finishes.
     await page.getByRole('button', { name: 'Run now' }).click();

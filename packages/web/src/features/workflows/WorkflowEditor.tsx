@@ -164,7 +164,11 @@ function Editor({ projectId, workflowId }: { projectId: string; workflowId: stri
   const baseEdges = useMemo<LinkEdge[]>(
     () =>
       model
-        ? stagesToEdges(model).map((edge) => ({ ...edge, markerEnd: { type: MarkerType.ArrowClosed, width: 16, height: 16 }, style: { strokeWidth: 2 } }))
+        ? stagesToEdges(model).map((edge) => ({
+            ...edge,
+            markerEnd: { type: MarkerType.ArrowClosed, width: 16, height: 16, color: 'var(--mantine-color-blue-5)' },
+            style: { strokeWidth: 2, stroke: 'var(--mantine-color-blue-5)' },
+          }))
         : [],
     [model],
   );
