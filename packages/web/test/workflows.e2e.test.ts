@@ -207,6 +207,16 @@ describe.skipIf(!available)('workflow editor and importer in Chromium', { timeou
     await settled(page);
     await expect.poll(() => page.locator('.react-flow__edge').count()).toBe(1);
 
+    // Unbind the link from the second stage's panel; Ctrl+Z binds it again.
+    await page.locator(`[data-stage-id="${second.id}"]`).click({ position: { x: 120, y: 14 } });
+    await page.getByRole('button', { name: 'Unbind text' }).click();
+    await expect.poll(async () => (await describeWorkflow()).stages[1]?.input).toEqual({});
+    await expect.poll(() => page.locator('.react-flow__edge').count()).toBe(0);
+    await settled(page);
+    await page.keyboard.press('Control+z');
+    await expect.poll(async () => (await describeWorkflow()).stages[1]?.input).toEqual({ text: link });
+    await settled(page);
+
     // Run it from the editor: the analysis page opens and the analysis finishes.
     await page.getByRole('button', { name: 'Run now' }).click();
     await page.waitForURL(/\/monitor\/analysis\/analysis-[0-9A-Za-z]{24}$/);

@@ -66,7 +66,7 @@ export function StagePanel({ model, stage, infos, readOnly, busy, instanceTypes,
       </Group>
 
       {!readOnly && (
-        <Group gap="xs" wrap="nowrap">
+        <Group gap="xs">
           <Button size="xs" variant="default" onClick={() => move(index - 1)} disabled={busy || index <= 0} aria-label="Move the stage earlier">
             ← Earlier
           </Button>
