@@ -22,9 +22,10 @@ describe('running executions on the home page', () => {
   });
 
   it('colours and names states, and asks only for those that have not ended', () => {
-    expect(stateColor('running')).toBe('green');
-    expect(stateColor('waiting_on_output')).toBe('blue');
+    expect(stateColor('running')).toBe('blue');
+    expect(stateColor('waiting_on_output')).toBe('cyan');
     expect(stateColor('unresponsive')).toBe('orange');
+    expect(stateColor('done')).toBe('green');
     expect(stateLabel('waiting_on_input')).toBe('waiting on input');
     for (const ended of ['done', 'failed', 'terminated']) expect(ACTIVE_EXECUTION_STATES).not.toContain(ended);
   });

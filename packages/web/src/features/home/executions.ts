@@ -1,4 +1,5 @@
 /** Pure helpers of the home page's "Running executions" (SPEC §3 Execution, §4 job states). */
+import { executionPagePath, executionStateColor } from '../monitor/execution-model';
 
 /** States of an execution that has not ended (jobs, and analyses' `in_progress`). */
 export const ACTIVE_EXECUTION_STATES = [
@@ -38,17 +39,12 @@ export function toExecutionSummary(result: { id: string; describe?: unknown }): 
 
 /** The execution's details page (SPEC §2), or the project-less one without a project. */
 export function executionPath(execution: ExecutionSummary): string {
-  const executionClass = execution.id.startsWith('analysis-') ? 'analysis' : 'job';
-  if (!execution.project) return `/panx/executions/${encodeURIComponent(execution.id)}`;
-  return `/panx/projects/${encodeURIComponent(execution.project)}/monitor/${executionClass}/${encodeURIComponent(execution.id)}`;
+  return executionPagePath(execution);
 }
 
-/** Badge colour of a state: running green, waiting blue, trouble orange, the rest grey. */
+/** Badge colour of a state: the monitor pages' colours, so that a state looks the same everywhere. */
 export function stateColor(state: string): string {
-  if (state === 'running' || state === 'in_progress') return 'green';
-  if (state === 'unresponsive' || state === 'debug_hold' || state === 'restartable' || state === 'terminating') return 'orange';
-  if (state === 'runnable' || state === 'idle' || state.startsWith('waiting')) return 'blue';
-  return 'gray';
+  return executionStateColor(state);
 }
 
 /** `waiting_on_input` → `waiting on input`. */
