@@ -1,4 +1,4 @@
-import { useQuery } from '@tanstack/react-query';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api } from '../../lib/api';
 import type { AppVersion } from './allowed';
 import type { InstanceTypeInfo } from './cost';
@@ -220,6 +220,8 @@ export function useObjectInfos(refs: readonly { id: string; project?: string }[]
     queryKey: ['runner', 'objects', key],
     enabled: refs.length > 0,
     staleTime: 60_000,
+    // Names already known stay on screen while a newly picked object is described.
+    placeholderData: keepPreviousData,
     queryFn: async (): Promise<Map<string, ObjectInfo>> => {
       const objects = refs.slice(0, 1000).map((ref) => (ref.project ? { id: ref.id, project: ref.project } : ref.id));
       const answer = await api().call('system/describeDataObjects', { objects });
