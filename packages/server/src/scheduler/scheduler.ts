@@ -47,6 +47,7 @@ export class Scheduler implements ProcessControl {
   private stopped = false;
   private lastHeartbeat = 0;
   private lastAdopt = 0;
+  private lastLimits = 0;
   private readonly started = Date.now();
   private idle: Promise<void> = Promise.resolve();
   /** Reads the outcome of tries prepared in this server (whatever the current setting, after a restart too). */
@@ -126,7 +127,11 @@ export class Scheduler implements ProcessControl {
     // kicks another pass.
     await this.launchRunnable();
     if (this.stopped) return;
-    await this.engine.progress(Date.now());
+    // Waiting jobs move on at every pass; timeouts and cost limits are looked at once per tick
+    // (passes come at every change: with many jobs, many times a second).
+    const limits = now - this.lastLimits >= this.settings.tickMs;
+    if (limits) this.lastLimits = now;
+    await this.engine.progress(Date.now(), { limits });
     if (this.stopped) return;
     await this.stopOrphans();
     if (now - this.lastAdopt >= ADOPT_EVERY_MS) {
@@ -142,7 +147,12 @@ export class Scheduler implements ProcessControl {
 
   // ---- starting jobs ----
 
+  /** The least any job asks for (instance types have whole cores and MiB). */
+  private static readonly SMALLEST = { cores: 1, memoryMB: 1 };
+
   private async launchRunnable(): Promise<void> {
+    // A full executor takes nothing: the runnable jobs are not even read.
+    if (!this.executor.hasCapacityFor(Scheduler.SMALLEST)) return;
     for (const job of await this.stores.jobs.listRunnable(200)) {
       if (this.stopped) return;
       if (!this.executor.hasCapacityFor({ cores: job.cores, memoryMB: job.memoryMB })) continue;

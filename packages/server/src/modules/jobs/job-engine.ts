@@ -636,8 +636,11 @@ export class JobEngine {
 
   // ---- periodic checks ----
 
-  /** One pass over jobs that wait on something, and over the limits of running ones. */
-  async progress(now: number): Promise<void> {
+  /**
+   * One pass over jobs that wait on something, and (unless `limits` is false) over the limits of
+   * running ones: timeouts, cost and monthly limits, kept workspaces.
+   */
+  async progress(now: number, { limits = true }: { limits?: boolean } = {}): Promise<void> {
     for (const job of await this.stores.jobs.listInStates(['idle', 'waiting_on_input', 'waiting_on_output'], 500)) {
       try {
         await this.advance(job.id, now);
@@ -645,6 +648,7 @@ export class JobEngine {
         this.log.error({ err: error, job: job.id }, 'advancing a job failed');
       }
     }
+    if (!limits) return;
     for (const job of await this.stores.jobs.listPastDeadline(now, ['running'])) {
       const minutes = Math.round(jobSpec(job).timeoutMs / 60_000);
       await this.failJob(job, 'JobTimeoutExceeded', `The job ran longer than its timeout of ${minutes} minute${minutes === 1 ? '' : 's'}`, now);
