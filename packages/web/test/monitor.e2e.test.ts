@@ -174,6 +174,9 @@ part() { echo "part done"; }`,
     await page.goto(`${server.url}${details(flakyJob, '/try/first')}`);
     await page.waitForURL((url) => url.pathname === details(flakyJob));
     await expect.poll(() => page.getByRole('tab', { name: 'Try 1 (latest)' }).getAttribute('aria-selected')).toBe('true');
+    // The latest try by its number is the latest tab.
+    await page.goto(`${server.url}${details(flakyJob, '/try/1')}`);
+    await expect.poll(() => page.getByRole('tab', { name: 'Try 1 (latest)' }).getAttribute('aria-selected')).toBe('true');
     // A try the job never had says so.
     await page.goto(`${server.url}${details(flakyJob, '/try/7')}`);
     await expect.poll(() => page.getByTestId('no-such-try').innerText()).toContain('tries 0 to 1');

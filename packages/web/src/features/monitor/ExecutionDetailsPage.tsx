@@ -171,7 +171,7 @@ function ExecutionDetails({
               <Stack gap="sm" style={{ minWidth: 0 }}>
                 {!isAnalysis && (currentTry > 0 || tryNumber !== undefined) && (
                   <Tabs
-                    value={tryNumber === undefined ? 'current' : String(tryNumber)}
+                    value={tryNumber === undefined || tryNumber === currentTry ? 'current' : String(tryNumber)}
                     onChange={(value) => go({ tryNumber: value === 'current' || value === null ? undefined : Number(value) })}
                     variant="pills"
                     aria-label="Tries"
