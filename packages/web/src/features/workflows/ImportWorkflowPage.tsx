@@ -18,7 +18,7 @@ import {
 } from '@mantine/core';
 import { isApiError } from '@panx/client';
 import { useQuery } from '@tanstack/react-query';
-import { useEffect, useReducer, useState } from 'react';
+import { useEffect, useMemo, useReducer, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { api } from '../../lib/api';
 import { describeError } from '../../ui/describe-error';
@@ -101,6 +101,18 @@ const STATUS_LABEL: Record<ImportStatus, string> = {
   failed: 'Failed',
 };
 
+/** The chosen file's language and preview, or why it cannot be imported. */
+function readDefinition(file: File | null, text: string | null): { detected?: WorkflowImporter; preview?: ImportPreview; fileError?: string } {
+  if (!file || text === null) return {};
+  const detection = detectImporter(file.name, text);
+  if (!detection.importer) return { fileError: detection.reason };
+  try {
+    return { detected: detection.importer, preview: detection.importer.preview(text) };
+  } catch (error) {
+    return { detected: detection.importer, fileError: describeError(error) };
+  }
+}
+
 /** `/panx/tools/import-workflow/*`: a workflow definition file → a workflow in a project (and its status output and log). */
 export function ImportWorkflowPage() {
   const [params] = useSearchParams();
@@ -120,22 +132,7 @@ export function ImportWorkflowPage() {
     };
   }, [file]);
 
-  let detected: WorkflowImporter | undefined;
-  let preview: ImportPreview | undefined;
-  let fileError: string | undefined;
-  if (file && text !== null) {
-    const detection = detectImporter(file.name, text);
-    if (detection.importer) {
-      detected = detection.importer;
-      try {
-        preview = detection.importer.preview(text);
-      } catch (error) {
-        fileError = describeError(error);
-      }
-    } else {
-      fileError = detection.reason;
-    }
-  }
+  const { detected, preview, fileError } = useMemo(() => readDefinition(file, text), [file, text]);
   const running = state.status === 'uploading' || state.status === 'compiling' || state.status === 'writing-log';
   const folderError = folderProblem(state.outputFolder);
   const canImport = Boolean(file && detected && preview && state.project && !folderError && !running);

@@ -35,7 +35,7 @@ import {
   stagesToNodes,
 } from './graph';
 import { canRedo, canUndo, emptyHistory, type History, historyKey, peekRedo, peekUndo, record, redone, undone } from './history';
-import { fetchWorkflow, sendStep, useExecutableInfos, useWorkflow, workflowKey } from './hooks';
+import { fetchWorkflow, sendStep, useExecutableInfos, useLatestEditVersion, useWorkflow, workflowKey } from './hooks';
 import { editBlockedReason, type ExecutableInfo, newStageId, runBlockedReason, stageTitle, unboundRequiredInputs, type WorkflowModel } from './model';
 import { StageNode } from './StageNode';
 import { StagePanel } from './StagePanel';
@@ -74,6 +74,8 @@ function Editor({ projectId, workflowId }: { projectId: string; workflowId: stri
   const readOnlyReason = model ? editBlockedReason(model.state, level) : undefined;
   const readOnly = readOnlyReason !== undefined;
   const key = workflowKey(workflowId);
+  const latestVersion = useLatestEditVersion(workflowId, projectId, model !== undefined && busy === null && conflict === null);
+  const newerElsewhere = model !== undefined && busy === null && conflict === null && (latestVersion.data ?? -1) > model.editVersion;
 
   /** Sends the steps one by one, each with the editVersion the previous one answered. */
   const execute = useCallback(
@@ -431,6 +433,19 @@ function Editor({ projectId, workflowId }: { projectId: string; workflowId: stri
               </Button>
             </Group>
           </Stack>
+        </Alert>
+      )}
+
+      {newerElsewhere && (
+        <Alert color="blue" variant="light" title="A newer version exists" data-testid="newer-version">
+          <Group justify="space-between" gap="xs">
+            <Text size="sm">
+              Someone else saved version {latestVersion.data} of this workflow while you were looking at version {model.editVersion}.
+            </Text>
+            <Button size="xs" variant="default" onClick={() => void query.refetch()}>
+              Load the latest version
+            </Button>
+          </Group>
         </Alert>
       )}
 

@@ -30,6 +30,21 @@ function combineInfos(results: InfoQueryResult[]): { infos: Map<string, Executab
   return { infos, failed: results.filter((result) => result.isError).length, loading: results.some((result) => result.isPending) };
 }
 
+/** The server's editVersion, checked every 15 s while the tab is visible, to say early that someone else edited. */
+export function useLatestEditVersion(id: string, project: string, enabled: boolean) {
+  return useQuery({
+    queryKey: [...workflowKey(id), 'editVersion'],
+    enabled,
+    refetchInterval: 15_000,
+    refetchIntervalInBackground: false,
+    queryFn: async () => {
+      const described = (await api().call('workflow-xxxx/describe', id, { project, fields: { editVersion: true } })) as { editVersion?: unknown };
+      return typeof described.editVersion === 'number' ? described.editVersion : null;
+    },
+    throwOnError: false,
+  });
+}
+
 /** What is known of each stage's executable (title, input and output specs), by executable ID. */
 export function useExecutableInfos(executables: readonly string[], project: string) {
   const unique = useMemo(() => [...new Set(executables.filter(Boolean))].sort(), [executables]);
