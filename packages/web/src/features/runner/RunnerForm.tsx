@@ -533,7 +533,8 @@ function RunBar({
   onRun: () => void;
   error?: string;
 }): ReactNode {
-  const text = STATE_TEXT[state] ?? { label: state, color: 'gray' };
+  // The form may be complete while the run is impossible: the badge does not claim otherwise.
+  const text = blockers.length > 0 ? { label: 'Cannot run', color: 'gray' } : (STATE_TEXT[state] ?? { label: state, color: 'gray' });
   return (
     <Stack gap={6} mt="xs">
       {error && (
