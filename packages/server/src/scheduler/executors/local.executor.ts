@@ -30,6 +30,13 @@ interface LocalHandle {
 export interface LocalExecutorOptions {
   cores?: number;
   memoryMB?: number;
+  /**
+   * How many jobs' reservations may share each core and MiB (default 1: none). With 4, a 2-core
+   * host runs up to four 2-core jobs at once; each job is still given, and charged for, its whole
+   * instance type, and no one job gets more than `cores`/`memoryMB`. For hosts that mostly run
+   * short or idle jobs (tests, demos, trivial apps), never for real work that uses its cores.
+   */
+  oversubscribe?: number;
   /** How often output files and processes are looked at. */
   pollMs?: number;
   /** Between SIGTERM and SIGKILL on terminate. */
@@ -211,6 +218,8 @@ class Watch {
 export class LocalExecutor implements Executor {
   readonly kind = 'local';
   readonly capacity: Resources;
+  /** What all running jobs together may reserve: the capacity times the oversubscription. */
+  readonly total: Resources;
   private readonly reserved = new Map<string, Resources>();
   private readonly watches = new Map<string, Watch>();
   private readonly pollMs: number;
@@ -221,6 +230,9 @@ export class LocalExecutor implements Executor {
       cores: options.cores ?? os.availableParallelism(),
       memoryMB: options.memoryMB ?? Math.floor(os.totalmem() / 1024 / 1024),
     };
+    const oversubscribe = options.oversubscribe ?? 1;
+    if (!(oversubscribe >= 1)) throw new Error(`oversubscribe must be a number ≥ 1, not ${oversubscribe}`);
+    this.total = { cores: this.capacity.cores * oversubscribe, memoryMB: this.capacity.memoryMB * oversubscribe };
     this.pollMs = options.pollMs ?? 100;
     this.killGraceMs = options.killGraceMs ?? 2000;
   }
@@ -238,7 +250,7 @@ export class LocalExecutor implements Executor {
   hasCapacityFor(resources: Resources): boolean {
     const wanted = clampResources(resources, this.capacity);
     const used = this.used();
-    return used.cores + wanted.cores <= this.capacity.cores + 1e-9 && used.memoryMB + wanted.memoryMB <= this.capacity.memoryMB;
+    return used.cores + wanted.cores <= this.total.cores + 1e-9 && used.memoryMB + wanted.memoryMB <= this.total.memoryMB;
   }
 
   private key(spec: LaunchSpec): string {
