@@ -256,6 +256,10 @@ describe.skipIf(!available)('workflow editor and importer in Chromium', { timeou
     // Not applied yet, but kept.
     expect((await describeWorkflow()).stages[0]?.name).toBe('Their greeting');
     await shoot(page, 'workflow-editor-conflict');
+    // A reload keeps the waiting edit.
+    await page.reload();
+    await expect.poll(() => conflict.isVisible()).toBe(true);
+    expect(await conflict.innerText()).toContain('Your edit “Instance type mem2_ssd1_v2_x4”');
     await conflict.getByRole('button', { name: 'Re-apply my edit on the latest version' }).click();
     await expect.poll(() => conflict.isVisible()).toBe(false);
     await expect

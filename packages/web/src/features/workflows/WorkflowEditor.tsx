@@ -21,7 +21,7 @@ import { ErrorState, LoadingState } from '../../ui/states';
 import { field as projectField, useProject } from '../projects/hooks';
 import { useInstanceTypes } from '../runner/hooks';
 import { type SelectedTool, ToolSelector } from '../tools/ToolSelector';
-import { type Conflict, describeChanges, isEditConflict, rebase } from './conflict';
+import { type Conflict, describeChanges, isEditConflict, pendingEditKey, rebase, restoreConflict, serializeConflict } from './conflict';
 import { addStageEdit, applyStep, applySteps, type Edit, inverseOf, removeStageEdit, renameEdit, requestOf, type Step, stepsProblems } from './edits';
 import {
   type ConnectionRequest,
@@ -64,7 +64,34 @@ function Editor({ projectId, workflowId }: { projectId: string; workflowId: stri
   const { infos } = useExecutableInfos(executables, projectId);
   const [history, setHistory] = useState<History<Step>>(emptyHistory);
   const [busy, setBusy] = useState<string | null>(null);
-  const [conflict, setConflict] = useState<Conflict | null>(null);
+  const [conflict, setConflictState] = useState<Conflict | null>(null);
+  /** A conflicting edit is also kept in this tab's session storage, so that a reload does not lose it. */
+  const setConflict = useCallback(
+    (next: Conflict | null) => {
+      setConflictState(next);
+      try {
+        if (next) sessionStorage.setItem(pendingEditKey(workflowId), serializeConflict(next));
+        else sessionStorage.removeItem(pendingEditKey(workflowId));
+      } catch {
+        // storage full or refused: the edit stays in memory
+      }
+    },
+    [workflowId],
+  );
+  const restored = useRef(false);
+  useEffect(() => {
+    if (restored.current || !query.data) return;
+    restored.current = true;
+    let kept: string | null = null;
+    try {
+      kept = sessionStorage.getItem(pendingEditKey(workflowId));
+    } catch {
+      kept = null;
+    }
+    const conflictKept = restoreConflict(kept, query.data);
+    if (conflictKept) setConflictState(conflictKept);
+    else if (kept) setConflict(null);
+  }, [query.data, workflowId, setConflict]);
   const [problem, setProblem] = useState<{ label: string; message: string } | null>(null);
   const [selected, setSelected] = useState<string | null>(null);
   const [adding, setAdding] = useState(false);
@@ -119,7 +146,7 @@ function Editor({ projectId, workflowId }: { projectId: string; workflowId: stri
         setBusy(null);
       }
     },
-    [key, projectId, queryClient, workflowId],
+    [key, projectId, queryClient, workflowId, setConflict],
   );
 
   const apply = useCallback(

@@ -1,6 +1,6 @@
 import { PanxApiError } from '@panx/client';
 import { describe, expect, it } from 'vitest';
-import { describeChanges, isClosedMeanwhile, isEditConflict, rebase } from './conflict';
+import { describeChanges, isClosedMeanwhile, isEditConflict, pendingEditKey, rebase, restoreConflict, serializeConflict } from './conflict';
 import { removeStageEdit, setInputEdit, stageSettingsEdit } from './edits';
 import { INFOS, stage, workflow } from './fixtures.test-helpers';
 import { outputLink } from './model';
@@ -50,5 +50,28 @@ describe('edit conflicts', () => {
     const latestLinked = workflow([A, B, stage('stage-c', 'applet-consumer', { reads: outputLink('stage-a', 'out') })], 4);
     expect(rebase(latestLinked, removeStageEdit(base, 'stage-a').steps)).toEqual({ ok: false, problems: ['stage-c links to it'] });
     expect(rebase(latestLinked, setInputEdit('stage-b', 'label', 'x').steps).ok).toBe(true);
+  });
+});
+
+describe('kept conflicts', () => {
+  it('survive a reload as text and come back against the latest version; anything else is dropped', () => {
+    const base = workflow([A, B], 3);
+    const latest = workflow([A, B, stage('stage-c', 'applet-producer')], 4);
+    const conflict = {
+      label: 'Set label',
+      pending: setInputEdit('stage-b', 'label', 'x').steps,
+      origin: 'edit' as const,
+      base,
+      latest: base,
+      message: 'out of date',
+    };
+    const text = serializeConflict(conflict);
+    expect(restoreConflict(text, latest)).toEqual({ ...conflict, latest });
+    expect(restoreConflict(null, latest)).toBeUndefined();
+    expect(restoreConflict('{bad', latest)).toBeUndefined();
+    expect(restoreConflict(JSON.stringify({ ...JSON.parse(text), pending: [{ kind: 'drop' }] }), latest)).toBeUndefined();
+    expect(restoreConflict(JSON.stringify({ ...JSON.parse(text), origin: 'other' }), latest)).toBeUndefined();
+    expect(restoreConflict(text, { ...latest, id: 'workflow-other' })).toBeUndefined();
+    expect(pendingEditKey('workflow-1')).toBe('panx.workflowEdit.workflow-1');
   });
 });

@@ -72,3 +72,31 @@ export function rebase(latest: WorkflowModel, pending: readonly Step[]): Rebase 
   const problems = stepsProblems(latest, pending);
   return problems.length ? { ok: false, problems } : { ok: true, steps: [...pending] };
 }
+
+/** Where a conflicting edit is kept for this tab, so that a reload does not lose it. */
+export const pendingEditKey = (workflowId: string) => `panx.workflowEdit.${workflowId}`;
+
+const STEP_KINDS = new Set(['addStage', 'removeStage', 'moveStage', 'updateStage', 'rename']);
+
+export function serializeConflict(conflict: Conflict): string {
+  const { label, pending, origin, base, message } = conflict;
+  return JSON.stringify({ label, pending, origin, base, message });
+}
+
+/** A kept conflict against the latest version, or undefined when the text is not one (then it is dropped). */
+export function restoreConflict(text: string | null, latest: WorkflowModel): Conflict | undefined {
+  if (!text) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { label, pending, origin, base, message } = value as Record<string, unknown>;
+  const isStep = (step: unknown) => typeof step === 'object' && step !== null && STEP_KINDS.has(String((step as { kind?: unknown }).kind));
+  if (typeof label !== 'string' || !Array.isArray(pending) || !pending.length || !pending.every(isStep)) return undefined;
+  if (origin !== 'edit' && origin !== 'undo' && origin !== 'redo') return undefined;
+  if (typeof base !== 'object' || base === null || (base as WorkflowModel).id !== latest.id || !Array.isArray((base as WorkflowModel).stages)) return undefined;
+  return { label, pending: pending as Step[], origin, base: base as WorkflowModel, latest, message: typeof message === 'string' ? message : '' };
+}
