@@ -296,7 +296,9 @@ describe.skipIf(!available)('workflow editor and importer in Chromium', { timeou
     const now = await describeWorkflow();
     await alice.client.call('workflow-xxxx/update', workflow, { editVersion: now.editVersion, stages: { [first.id]: { name: 'Renamed elsewhere' } } });
     await expect.poll(() => page.getByTestId('newer-version').isVisible(), { timeout: 25_000, interval: 500 }).toBe(true);
-    expect(await page.getByTestId('newer-version').innerText()).toContain(`saved version ${now.editVersion + 1} of this workflow while you were looking at version ${now.editVersion}`);
+    expect(await page.getByTestId('newer-version').innerText()).toContain(
+      `saved version ${now.editVersion + 1} of this workflow while you were looking at version ${now.editVersion}`,
+    );
     await page.getByRole('button', { name: 'Load the latest version' }).click();
     await expect.poll(() => page.locator(`[data-stage-id="${first.id}"]`).innerText()).toContain('Renamed elsewhere');
     await expect.poll(() => page.getByTestId('newer-version').count()).toBe(0);
