@@ -162,6 +162,8 @@ describe.skipIf(!browserAvailable)('the tool runner in Chromium', { timeout: 300
     await threads.fill('two');
     await threads.blur();
     await page.getByText('"two" is not a whole number').waitFor();
+    expect(await page.locator('[data-field="threads"]').getAttribute('data-validation')).toBe('ERROR');
+    expect(await page.locator('[data-field="mode"]').getAttribute('data-validation')).toBe('DEFAULT');
     await page.getByTestId('input-regions').fill('chr1');
     await page.keyboard.press('Enter');
     await page.getByRole('button', { name: 'Run', exact: true }).click();

@@ -288,12 +288,13 @@ export function RunnerForm(props: RunnerFormProps) {
   const renderField = (key: string) => {
     const field = liveFields.find((candidate) => candidate.key === key);
     if (!field) return null;
+    const status = statusOf(field);
     return (
-      <div key={key} data-field={key}>
+      <div key={key} data-field={key} data-validation={status.state}>
         <InputField
           field={field}
           raw={values[key]}
-          status={statusOf(field)}
+          status={status}
           dependent={dependentState(field, values, liveFields, checking)}
           overriding={overriding.has(key)}
           onOverride={(on) => override(key, on)}
