@@ -277,8 +277,11 @@ export class LocalExecutor implements Executor {
     const stdout = fs.openSync(path.join(dir, 'stdout.log'), 'a');
     const stderr = fs.openSync(path.join(dir, 'stderr.log'), 'a');
     const status = path.join(dir, 'exit_status');
-    // The wrapper shell leads the process group and records the runner's exit code durably.
-    const script = `"$@"; s=$?; printf '%s' "$s" > ${shellQuote(`${status}.tmp`)} && mv ${shellQuote(`${status}.tmp`)} ${shellQuote(status)}; exit $s`;
+    // The wrapper shell leads the process group and records the command's exit code in a file that
+    // outlives the server. It is read only once the wrapper has exited, so a shell built-in write is
+    // enough (no rename, no extra process): a wrapper killed before or during the write leaves no
+    // number there, which reads as a lost process, as it is.
+    const script = `"$@"; s=$?; printf '%s' "$s" > ${shellQuote(status)}; exit $s`;
     let child: ReturnType<typeof spawn>;
     try {
       child = spawn('/bin/sh', ['-c', script, 'panx-job', ...spec.command], {
