@@ -256,6 +256,15 @@ describe.skipIf(!available)('tool library, details and selector in Chromium', { 
 
     await page.goto(`${server.url}/panx/tool/workflow/${germline}`);
     await expect.poll(() => page.getByRole('region', { name: /^Stages/ }).innerText()).toMatch(/fastp[\s\S]*bcftools/i);
+    // Stage executables by title and version, linking to the app's details.
+    await expect
+      .poll(() =>
+        page
+          .getByRole('region', { name: /^Stages/ })
+          .getByRole('link', { name: 'BWA-MEM read mapper 1.0.0' })
+          .count(),
+      )
+      .toBe(1);
     await shoot(page, 'tools-details-workflow');
 
     await page.goto(`${server.url}/panx/tool/applet/applet-doesnotexist000000000000`);

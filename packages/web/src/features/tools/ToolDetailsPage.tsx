@@ -12,7 +12,7 @@ import { ErrorState, LoadingState } from '../../ui/states';
 import { useNarrow } from '../../ui/use-narrow';
 import { useCurrentUser } from '../auth/hooks';
 import { executionPath, toExecutionSummary } from '../home/executions';
-import { useAllowedExecutables, useProjectName, useToggleToolFavourite } from './hooks';
+import { useAllowedExecutables, useProjectName, useToggleToolFavourite, useToolCatalog } from './hooks';
 import { StarIcon } from './StarIcon';
 import {
   appsToTools,
@@ -25,7 +25,7 @@ import {
   toolDetailsPath,
   toolRunPath,
 } from './tool-catalog';
-import { executionStateColor, groupFields, type IoField, type ToolDetails, toToolDetails } from './tool-details';
+import { executableLabel, executionStateColor, groupFields, type IoField, type ToolDetails, toToolDetails } from './tool-details';
 import classes from './tools.module.css';
 
 const CLASS_COLOR: Record<ToolClass, string> = { app: 'blue', applet: 'teal', workflow: 'grape' };
@@ -160,6 +160,8 @@ function ToolDetailsView({ tool, project }: { tool: ToolDetails; project: string
   const versions = useAppVersions(tool.class === 'app' ? tool.name : undefined);
   const developers = useDevelopers(tool.class === 'app' ? tool.id : undefined);
   const runs = useRecentRuns(tool.id);
+  // Stage executables by name and version rather than by id (the catalogue is shared with the library).
+  const catalog = useToolCatalog({ enabled: tool.class === 'workflow' });
   const projectName = useProjectName(tool.project);
   const allowed = useAllowedExecutables(project);
   const runBlocked = project !== undefined && allowed.data !== undefined && !isExecutableAllowed(tool, allowed.data);
@@ -268,9 +270,9 @@ function ToolDetailsView({ tool, project }: { tool: ToolDetails; project: string
                             component={Link}
                             to={toolDetailsPath({ class: toolClassOf(stage.executable) ?? 'app', id: stage.executable })}
                             size="xs"
-                            ff="monospace"
+                            title={stage.executable}
                           >
-                            {stage.executable}
+                            {executableLabel(catalog.data, stage.executable)}
                           </Anchor>
                         )}
                       </Group>

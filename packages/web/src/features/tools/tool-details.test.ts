@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { executionStateColor, groupFields, toIoFields, toToolDetails, valueText } from './tool-details';
+import { executableLabel, executionStateColor, groupFields, toIoFields, toToolDetails, valueText } from './tool-details';
 
 describe('tool details', () => {
   it('reads an app description, tolerating missing fields', () => {
@@ -87,5 +87,34 @@ describe('tool details', () => {
     expect(executionStateColor('failed')).toBe('red');
     expect(executionStateColor('running')).toBe('blue');
     expect(executionStateColor('idle')).toBe('gray');
+  });
+});
+
+describe('stage executables by name', () => {
+  const tools = [
+    {
+      id: 'app-2',
+      class: 'app' as const,
+      name: 'bwa_mem',
+      title: 'BWA-MEM',
+      summary: '',
+      categories: [],
+      version: '1.1.0',
+      versions: [
+        { id: 'app-2', version: '1.1.0', aliases: ['default'], created: 2, published: true },
+        { id: 'app-1', version: '1.0.0', aliases: [], created: 1, published: true },
+      ],
+      created: 1,
+      modified: 1,
+    },
+    { id: 'applet-9', class: 'applet' as const, name: 'qc', title: 'QC', summary: '', categories: [], versions: [], created: 1, modified: 1 },
+  ];
+  it('names app versions by id or name/version, applets by id, and falls back to the reference', () => {
+    expect(executableLabel(tools, 'app-1')).toBe('BWA-MEM 1.0.0');
+    expect(executableLabel(tools, 'app-bwa_mem/1.1.0')).toBe('BWA-MEM 1.1.0');
+    expect(executableLabel(tools, 'app-bwa_mem')).toBe('BWA-MEM');
+    expect(executableLabel(tools, 'applet-9')).toBe('QC');
+    expect(executableLabel(tools, 'applet-unknown')).toBe('applet-unknown');
+    expect(executableLabel(undefined, 'app-1')).toBe('app-1');
   });
 });

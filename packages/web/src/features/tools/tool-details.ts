@@ -1,5 +1,5 @@
 /** Pure rules of the tool details page: a describe answer (app, applet or workflow) as what the page shows. */
-import { type ToolClass, toolClassOf } from './tool-catalog';
+import { type Tool, type ToolClass, toolClassOf } from './tool-catalog';
 
 export interface IoField {
   name: string;
@@ -134,4 +134,16 @@ export function executionStateColor(state: string): string {
   if (state === 'terminated' || state === 'terminating' || state === 'partially_failed') return 'orange';
   if (state === 'running' || state === 'in_progress') return 'blue';
   return 'gray';
+}
+
+/** A stage's executable as people read it: `BWA-MEM read mapper 1.0.0` for a known app version, the title of a known applet, else the reference itself. */
+export function executableLabel(tools: readonly Tool[] | undefined, executable: string): string {
+  for (const tool of tools ?? []) {
+    if (tool.class === 'app') {
+      const version = tool.versions.find((v) => v.id === executable || `app-${tool.name}/${v.version}` === executable);
+      if (version) return `${tool.title} ${version.version}`;
+      if (executable === `app-${tool.name}`) return tool.title;
+    } else if (tool.id === executable) return tool.title;
+  }
+  return executable;
 }
