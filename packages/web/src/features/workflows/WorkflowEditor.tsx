@@ -392,9 +392,11 @@ function Editor({ projectId, workflowId }: { projectId: string; workflowId: stri
           </Group>
         </div>
         <Group gap="xs" wrap="wrap">
-          <Button component={Link} to={`/panx/projects/${projectId}/workflows/new`} variant="subtle" size="xs">
-            New workflow
-          </Button>
+          {!editBlockedReason('open', level) && (
+            <Button component={Link} to={`/panx/projects/${projectId}/workflows/new`} variant="subtle" size="xs">
+              New workflow
+            </Button>
+          )}
           <Button component={Link} to={`/panx/projects/${projectId}/run/${workflowId}`} variant="default" size="xs">
             Open in the runner
           </Button>
@@ -420,7 +422,7 @@ function Editor({ projectId, workflowId }: { projectId: string; workflowId: stri
           <Group justify="space-between" gap="xs">
             <Text size="sm">
               {readOnlyReason}
-              {runReason ? ` ${runReason}` : ''}
+              {runReason ? ' Running it needs CONTRIBUTE access.' : ''}
             </Text>
             {model.state !== 'open' && level && !editBlockedReason('open', level) && (
               <Button size="xs" variant="default" onClick={() => void makeCopy()}>
