@@ -12,9 +12,52 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { API_BASH, describeJob, newApplet, waitForJob } from '../../server/test/engine-helpers.js';
 import { startTestPlatform, type TestPlatform } from '../../server/test/harness.js';
+import type { PanxClient } from '@panx/client';
 import { type Account, type Browser, browserAvailable, CHROMIUM, createAccount, launchBrowser, shoot, webDir } from './browser.js';
+
+// Helpers of their own (the server's test helpers bring Node-only types the web app's DOM lib does not check).
+
+/** Bash for applets that call the API with their job token: `api SUBJECT METHOD JSON`. */
+const API_BASH = String.raw`
+api() {
+  curl -sS --fail-with-body -X POST "$DX_APISERVER_PROTOCOL://$DX_APISERVER_HOST:$DX_APISERVER_PORT/$1/$2" \
+    -H "Authorization: Bearer $(jq -r .auth_token <<<"$DX_SECURITY_CONTEXT")" -H 'Content-Type: application/json' -d "$3"
+}
+`;
+
+async function newApplet(
+  client: PanxClient,
+  project: string,
+  options: { name: string; code: string; inputSpec?: unknown[]; outputSpec?: unknown[] },
+): Promise<string> {
+  const { id } = await client.call('applet/new', {
+    project,
+    name: options.name,
+    dxapi: '1.0.0',
+    inputSpec: options.inputSpec ?? [],
+    outputSpec: options.outputSpec ?? [],
+    runSpec: { interpreter: 'bash', code: options.code, distribution: 'Ubuntu', release: '24.04' },
+  } as never);
+  return id;
+}
+
+type JobDescribe = Record<string, unknown> & { id: string; state: string };
+
+async function describeJob(client: PanxClient, id: string): Promise<JobDescribe> {
+  return (await client.call('job-xxxx/describe', id, {})) as JobDescribe;
+}
+
+/** Waits until the job is in one of `states` (default: a terminal one). */
+async function waitForJob(client: PanxClient, id: string, states = ['done', 'failed', 'terminated'], timeoutMs = 60_000): Promise<JobDescribe> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const job = await describeJob(client, id);
+    if (states.includes(job.state)) return job;
+    if (Date.now() > deadline) throw new Error(`${id} stayed ${job.state} (waiting for ${states.join('|')})`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
 
 /** PANX_E2E_WEB_DIR serves another build of the app (for iterating without touching the shared dist/). */
 const dist = process.env.PANX_E2E_WEB_DIR ?? webDir;
@@ -55,7 +98,9 @@ describe.skipIf(!available)('executions list and details in Chromium', { timeout
 
   beforeAll(async () => {
     // Room for several jobs at once (the host may have two cores; each job asks for two).
-    server = await startTestPlatform(undefined, { webDir: dist, engine: { tickMs: 100, local: { cores: 16, memoryMB: 64_000 } } });
+    // (The harness parses `engine` with the configuration schema, defaults filled in; its type names the parsed shape.)
+    const engine = { tickMs: 100, local: { cores: 16, memoryMB: 64_000 } } as unknown as NonNullable<Parameters<typeof startTestPlatform>[1]>['engine'];
+    server = await startTestPlatform(undefined, { webDir: dist, engine });
     scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'panx-monitor-'));
     alice = await createAccount(server, 'alice');
     bob = await createAccount(server, 'bob');
