@@ -30,7 +30,8 @@ export async function putPart(client: PanxClient, fileId: string, index: number,
 }
 
 export async function rawPut(url: string, headers: Record<string, string>, bytes: Buffer | ReadableStream<Uint8Array>): Promise<PutResult> {
-  const init: RequestInit & { duplex?: 'half' } = { method: 'PUT', headers, body: bytes };
+  // A Buffer is a Uint8Array (a BodyInit under the DOM lib too, which the web app's e2e suites type-check with).
+  const init: RequestInit & { duplex?: 'half' } = { method: 'PUT', headers, body: Buffer.isBuffer(bytes) ? new Uint8Array(bytes) : bytes };
   if (!Buffer.isBuffer(bytes)) init.duplex = 'half';
   const response = await fetch(url, init);
   const text = await response.text();

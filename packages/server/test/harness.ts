@@ -7,7 +7,8 @@ import pg from 'pg';
 import pino from 'pino';
 import { createPlatform, type Platform } from '../src/app.js';
 import { bootstrap } from '../src/bootstrap.js';
-import { type Config, configSchema, loadConfig } from '../src/config.js';
+import type { z } from 'zod';
+import { configSchema, loadConfig } from '../src/config.js';
 import { freePort, startMoto } from './moto.js';
 
 export interface Backend {
@@ -36,13 +37,16 @@ export interface TestPlatform {
   close(): Promise<void>;
 }
 
+/** Engine settings as written in a config file: nested settings left out take their defaults. */
+type EngineOptions = z.input<typeof configSchema.shape.engine>;
+
 export interface TestPlatformOptions {
   /** A built web app (packages/web/dist) to serve under /panx, for the browser tests. */
   webDir?: string;
   /** Runtime configuration of the web app (`ui` of the server config), merged by system/getUIConfig. */
   ui?: Record<string, unknown>;
   /** Execution engine settings (executor capacity, scheduler period, ...). */
-  engine?: Partial<Config['engine']>;
+  engine?: EngineOptions;
 }
 
 export async function startTestPlatform(
