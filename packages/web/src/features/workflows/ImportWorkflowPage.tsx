@@ -377,30 +377,32 @@ function LinkCell({ value, kind }: { value: ObjectLink | null; kind: 'file' | 'w
   );
 }
 
+const KEY_STYLE = { overflowWrap: 'anywhere', fontFamily: 'var(--mantine-font-family-monospace)' } as const;
+
 function StatusOutputTable({ output }: { output: StatusOutput }) {
   return (
     <Table withTableBorder fz="sm" data-testid="status-output" maw={640} layout="fixed">
       <Table.Tbody>
         <Table.Tr>
-          <Table.Th>primary_descriptor</Table.Th>
+          <Table.Th style={KEY_STYLE}>primary_descriptor</Table.Th>
           <Table.Td>
             <LinkCell value={output.primary_descriptor} kind="file" />
           </Table.Td>
         </Table.Tr>
         <Table.Tr>
-          <Table.Th>compiled_workflow</Table.Th>
+          <Table.Th style={KEY_STYLE}>compiled_workflow</Table.Th>
           <Table.Td>
             <LinkCell value={output.compiled_workflow} kind="workflow" />
           </Table.Td>
         </Table.Tr>
         <Table.Tr>
-          <Table.Th>output_log</Table.Th>
+          <Table.Th style={KEY_STYLE}>output_log</Table.Th>
           <Table.Td>
             <LinkCell value={output.output_log} kind="file" />
           </Table.Td>
         </Table.Tr>
         <Table.Tr>
-          <Table.Th>status_code</Table.Th>
+          <Table.Th style={KEY_STYLE}>status_code</Table.Th>
           <Table.Td>
             <Badge color={output.status_code === STATUS_OK ? 'green' : 'red'} variant="light" data-testid="status-code">
               {output.status_code}
