@@ -55,7 +55,7 @@ export class InlineRunner {
     };
     const entry = await prepareEntryPoint({ job: described, executable, jobDir: spec.workDir, home, env: spec.env, source });
     const marker: Marker = { home, function: job.function };
-    fs.writeFileSync(path.join(spec.workDir, MARKER), JSON.stringify(marker));
+    await fs.promises.writeFile(path.join(spec.workDir, MARKER), JSON.stringify(marker));
     await say(`Running ${job.function} (${executable.runSpec.interpreter})`);
     return {
       ...spec,

@@ -253,14 +253,19 @@ export interface PrepareOptions {
  */
 export async function prepareEntryPoint(options: PrepareOptions): Promise<EntryPoint> {
   const { job, executable, jobDir, home, source } = options;
-  fs.mkdirSync(path.join(home, 'in'), { recursive: true });
-  fs.mkdirSync(path.join(home, 'out'), { recursive: true });
-  fs.writeFileSync(path.join(home, 'job_input.json'), JSON.stringify(job.input ?? {}, null, 2));
-  fs.writeFileSync(path.join(home, 'dnanexus-job.json'), JSON.stringify(job, null, 2));
+  // Asynchronous file work: in the server (the in-server runner), the event loop goes on meanwhile.
+  const panx = path.join(jobDir, 'panx');
+  await Promise.all([
+    fs.promises.mkdir(path.join(home, 'in'), { recursive: true }),
+    fs.promises.mkdir(path.join(home, 'out'), { recursive: true }),
+    fs.promises.mkdir(panx, { recursive: true }),
+  ]);
+  await Promise.all([
+    fs.promises.writeFile(path.join(home, 'job_input.json'), JSON.stringify(job.input ?? {}, null, 2)),
+    fs.promises.writeFile(path.join(home, 'dnanexus-job.json'), JSON.stringify(job, null, 2)),
+  ]);
   const root = await unpackBundles(source, executable, jobDir, home, options.env.PANX_BUNDLED_DEPENDS_ROOT);
 
-  const panx = path.join(jobDir, 'panx');
-  fs.mkdirSync(panx, { recursive: true });
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(options.env)) if (value !== undefined && !name.startsWith('PANX_')) env[name] = value;
   const bins = [options.env.PANX_WORKER_TOOLS_BIN, ...(root && root !== '/' ? ['usr/local/bin', 'usr/bin', 'bin'].map((dir) => path.join(root, dir)) : [])];
@@ -279,14 +284,13 @@ export async function prepareEntryPoint(options: PrepareOptions): Promise<EntryP
     for (const name of collisions) await source.say(`Not defining the input variable ${name}: the name is taken`);
     const vars = path.join(panx, 'vars.sh');
     const code = path.join(panx, 'code.sh');
-    fs.writeFileSync(vars, lines);
-    fs.writeFileSync(code, executable.runSpec.code);
+    await Promise.all([fs.promises.writeFile(vars, lines), fs.promises.writeFile(code, executable.runSpec.code)]);
     const script = `cd "$HOME"; . "${vars}"; . "${code}"; ${job.function}`;
     return { command: 'bash', args: ['-e', '-c', script], env, cwd: home, entersCwd: true };
   }
   if (interpreter === 'python3' || interpreter === 'python2.7') {
     const code = path.join(panx, 'code.py');
-    fs.writeFileSync(code, executable.runSpec.code);
+    await fs.promises.writeFile(code, executable.runSpec.code);
     const hasDxpy = (await run('python3', ['-c', 'import dxpy'], env)).status === 0;
     if (!hasDxpy) {
       // A copy in the job's directory, so that Python's caches never land in the installation.

@@ -273,7 +273,8 @@ export class LocalExecutor implements Executor {
 
   async launch(spec: LaunchSpec, sink: ExecutionSink): Promise<string> {
     const dir = path.join(spec.workDir, '.executor');
-    fs.mkdirSync(dir, { recursive: true });
+    await fs.promises.mkdir(dir, { recursive: true });
+    // From here to the exit listener, nothing waits: the child's events must not pass unheard.
     const stdout = fs.openSync(path.join(dir, 'stdout.log'), 'a');
     const stderr = fs.openSync(path.join(dir, 'stderr.log'), 'a');
     const status = path.join(dir, 'exit_status');
