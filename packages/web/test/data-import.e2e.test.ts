@@ -116,6 +116,11 @@ describe.skipIf(!browserAvailable).each(BACKENDS)('importing from URLs and viewi
     // Nothing half-made for the failed URL.
     const all = await alice.client.call('system/findDataObjects', { scope: { project }, class: 'file' });
     expect(all.results).toHaveLength(1);
+
+    // "New workflow" opens the editor's new-workflow form for the folder on screen.
+    await page.getByRole('link', { name: 'New workflow' }).click();
+    await page.waitForURL(`**/panx/projects/${project}/workflows/new?folder=%2Fincoming`);
+    expect(await page.getByRole('textbox', { name: 'Folder' }).inputValue()).toBe('/incoming');
   });
 
   it('does not offer importing to a VIEW member', async () => {

@@ -18,7 +18,7 @@ import {
   Tooltip,
 } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
-import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from 'react';
+import { type MouseEvent, useCallback, useEffect, useMemo, useReducer, useRef, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { useRuntime } from '../../app/runtime';
 import { api } from '../../lib/api';
@@ -391,6 +391,20 @@ export function DataPage() {
       <Button size="xs" variant="default" disabled={!canUpload} onClick={() => setCreatingFolder(true)}>
         New folder
       </Button>
+      <Tooltip label={canContribute ? 'A workflow in this folder, built in the workflow editor' : 'Creating a workflow needs CONTRIBUTE access'} withinPortal>
+        <Button
+          size="xs"
+          variant="default"
+          disabled={!canContribute}
+          component={Link}
+          to={`/panx/projects/${projectId}/workflows/new?folder=${encodeURIComponent(folder)}`}
+          onClick={(event: MouseEvent) => {
+            if (!canContribute) event.preventDefault();
+          }}
+        >
+          New workflow
+        </Button>
+      </Tooltip>
       <Tooltip label={canContribute ? 'The server fetches files from http, https or ftp URLs' : 'Importing runs jobs: it needs CONTRIBUTE access'} withinPortal>
         <Button size="xs" variant="default" disabled={!canContribute} onClick={() => dispatchModal({ type: 'openImport' })}>
           Import from URLs

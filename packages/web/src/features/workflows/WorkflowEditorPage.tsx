@@ -1,6 +1,6 @@
 import { Alert, Anchor, Button, Card, Group, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
-import { Link, useNavigate, useParams } from 'react-router';
+import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import { api } from '../../lib/api';
 import { describeError } from '../../ui/describe-error';
 import { field, useProject } from '../projects/hooks';
@@ -34,7 +34,9 @@ function NewWorkflow({ projectId }: { projectId: string }) {
   const navigate = useNavigate();
   const project = useProject(projectId);
   const [name, setName] = useState('');
-  const [folder, setFolder] = useState('/');
+  // The data page's "New workflow" passes the folder on screen.
+  const [searchParams] = useSearchParams();
+  const [folder, setFolder] = useState(searchParams.get('folder') ?? '/');
   const [error, setError] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
   const level = field.str(project.data, 'level');
