@@ -4,7 +4,8 @@ import { Link, useLocation, useNavigate, useParams, useSearchParams } from 'reac
 import { ErrorState, LoadingState } from '../../ui/states';
 import { useProjectRows } from '../projects/hooks';
 import { levelAtLeast } from '../projects/project-rules';
-import { allowedAppVersions, isToolAllowed, selectAppVersion } from './allowed';
+import { isExecutableAllowed } from '../../lib/allowed-executables';
+import { allowedAppVersions, selectAppVersion } from './allowed';
 import { useAppVersions, useEarlierRun, useRunnerProject, useRunnerTool, type RunnerTool, toolClassOf } from './hooks';
 import { type Prefill, prefillFromState } from './prefill';
 import { RunnerForm } from './RunnerForm';
@@ -50,8 +51,7 @@ export function ToolRunnerPage() {
     (prefill?.project && runnable.some((row) => row.id === prefill.project) ? prefill.project : undefined) ??
     (tool.data?.project && runnable.some((row) => row.id === tool.data?.project) ? tool.data.project : undefined) ??
     runnable[0]?.id;
-  const [searchProject] = [search.get('project') ?? undefined];
-  const outputProjectId = searchProject ?? initialProject;
+  const outputProjectId = search.get('project') ?? initialProject;
   const outputProject = useRunnerProject(outputProjectId);
 
   const setOutputProject = (id: string) => {
@@ -90,9 +90,7 @@ export function ToolRunnerPage() {
   }
 
   const toolAllowed = tool.data
-    ? cls === 'app'
-      ? isToolAllowed(allowed, { id: tool.data.id, name: tool.data.name, ...(tool.data.version ? { version: tool.data.version } : {}), class: 'app' })
-      : isToolAllowed(allowed, { id: tool.data.id, name: tool.data.name, class: cls })
+    ? isExecutableAllowed(allowed, { id: tool.data.id, class: cls, name: tool.data.name, ...(tool.data.version ? { version: tool.data.version } : {}) })
     : true;
 
   return (

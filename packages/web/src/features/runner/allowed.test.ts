@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { allowedAppVersions, isToolAllowed, notAllowedMessage, selectAppVersion } from './allowed';
+import { allowedAppVersions, notAllowedMessage, selectAppVersion } from './allowed';
 
 const versions = [
   { id: 'app-v3', name: 'bwa', version: '3.0.0' },
@@ -7,26 +7,7 @@ const versions = [
   { id: 'app-v1', name: 'bwa', version: '1.0.0' },
 ];
 
-describe('the allowed-executables rule (SPEC §6)', () => {
-  it('allows everything without a list, and only listed tools with one', () => {
-    expect(isToolAllowed(null, { id: 'applet-1', class: 'applet' })).toBe(true);
-    expect(isToolAllowed(undefined, { id: 'workflow-1', class: 'workflow' })).toBe(true);
-    expect(isToolAllowed(['applet-1'], { id: 'applet-1', class: 'applet' })).toBe(true);
-    expect(isToolAllowed(['applet-1'], { id: 'applet-2', class: 'applet' })).toBe(false);
-    expect(isToolAllowed([], { id: 'applet-1', class: 'applet' })).toBe(false);
-  });
-
-  it('allows an app by version ID or by class and name (every version)', () => {
-    expect(isToolAllowed(['app-bwa'], { id: 'app-v1', name: 'bwa', class: 'app' })).toBe(true);
-    expect(isToolAllowed(['app-v2'], { id: 'app-v1', name: 'bwa', class: 'app' })).toBe(false);
-    expect(isToolAllowed(['app-bwa/1.0.0'], { id: 'app-v1', name: 'bwa', version: '1.0.0', class: 'app' })).toBe(true);
-    expect(isToolAllowed(['app-bwa/2.0.0'], { id: 'app-v1', name: 'bwa', version: '1.0.0', class: 'app' })).toBe(false);
-    // An applet named like an app is not allowed by the app's name, but by its own class and name.
-    expect(isToolAllowed(['app-bwa'], { id: 'applet-1', name: 'bwa', class: 'applet' })).toBe(false);
-    expect(isToolAllowed(['applet-bwa'], { id: 'applet-1', name: 'bwa', class: 'applet' })).toBe(true);
-    expect(isToolAllowed(['workflow-germline'], { id: 'workflow-1', name: 'germline', class: 'workflow' })).toBe(true);
-  });
-
+describe('allowed app versions in the runner (SPEC §6; the rule itself: lib/allowed-executables.test.ts)', () => {
   it('offers only listed versions and selects the first allowed one when the chosen one is not', () => {
     expect(allowedAppVersions(['app-v2', 'app-v1'], versions).map((v) => v.version)).toEqual(['2.0.0', '1.0.0']);
     expect(allowedAppVersions(['app-bwa/1.0.0'], versions).map((v) => v.id)).toEqual(['app-v1']);

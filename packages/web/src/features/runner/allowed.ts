@@ -3,8 +3,10 @@
  * `allowedExecutables` is set runs only the tools listed there, by ID (`applet-…`, `workflow-…`, an app
  * version's `app-…` ID) or by class and name (`applet-<name>`, `workflow-<name>`, `app-<name>` for
  * every version of an app, `app-<name>/<version>` for one). For an app only the listed versions are
- * offered; when the chosen version is not one of them, the first allowed one is selected.
+ * offered; when the chosen version is not one of them, the first allowed one is selected. The rule
+ * itself is shared with the tools feature (lib/allowed-executables.ts).
  */
+import { isExecutableAllowed } from '../../lib/allowed-executables';
 
 export interface AppVersion {
   id: string;
@@ -12,27 +14,9 @@ export interface AppVersion {
   version: string;
 }
 
-export interface ToolIdentity {
-  id: string;
-  /** The app's name (`bwa_mem`, so that `app-bwa_mem` allows every version) or the object's name. */
-  name?: string;
-  /** Apps: the version number (`app-bwa_mem/1.0.0` allows that one). */
-  version?: string;
-  class: 'app' | 'applet' | 'workflow';
-}
-
-/** No list (null or undefined): every tool is allowed. */
-export function isToolAllowed(allowed: readonly string[] | null | undefined, tool: ToolIdentity): boolean {
-  if (!allowed) return true;
-  if (allowed.includes(tool.id)) return true;
-  if (!tool.name) return false;
-  if (allowed.includes(`${tool.class}-${tool.name}`)) return true;
-  return tool.class === 'app' && !!tool.version && allowed.includes(`app-${tool.name}/${tool.version}`);
-}
-
 /** The versions of an app the project allows, in the order given (newest first is the caller's choice). */
 export function allowedAppVersions(allowed: readonly string[] | null | undefined, versions: readonly AppVersion[]): AppVersion[] {
-  return versions.filter((version) => isToolAllowed(allowed, { id: version.id, name: version.name, version: version.version, class: 'app' }));
+  return versions.filter((version) => isExecutableAllowed(allowed, { id: version.id, name: version.name, version: version.version, class: 'app' }));
 }
 
 /**

@@ -5,6 +5,7 @@ import type { ReactNode } from 'react';
 import Markdown, { type Components } from 'react-markdown';
 import { Link, useParams } from 'react-router';
 import { useRuntime } from '../../app/runtime';
+import { isExecutableAllowed } from '../../lib/allowed-executables';
 import { api } from '../../lib/api';
 import { formatDate, formatDateTime } from '../../lib/format';
 import { describeError } from '../../ui/describe-error';
@@ -14,17 +15,7 @@ import { useCurrentUser } from '../auth/hooks';
 import { executionPath, toExecutionSummary } from '../home/executions';
 import { useAllowedExecutables, useProjectName, useToggleToolFavourite, useToolCatalog } from './hooks';
 import { StarIcon } from './StarIcon';
-import {
-  appsToTools,
-  CLASS_LABEL,
-  favouriteKey,
-  isExecutableAllowed,
-  favouriteToolKeys,
-  type ToolClass,
-  toolClassOf,
-  toolDetailsPath,
-  toolRunPath,
-} from './tool-catalog';
+import { appsToTools, CLASS_LABEL, favouriteKey, favouriteToolKeys, type ToolClass, toolClassOf, toolDetailsPath, toolRunPath } from './tool-catalog';
 import { executableLabel, executionStateColor, groupFields, type IoField, type ToolDetails, toToolDetails } from './tool-details';
 import classes from './tools.module.css';
 
@@ -164,7 +155,10 @@ function ToolDetailsView({ tool, project }: { tool: ToolDetails; project: string
   const catalog = useToolCatalog({ enabled: tool.class === 'workflow' });
   const projectName = useProjectName(tool.project);
   const allowed = useAllowedExecutables(project);
-  const runBlocked = project !== undefined && allowed.data !== undefined && !isExecutableAllowed(tool, allowed.data);
+  const runBlocked =
+    project !== undefined &&
+    allowed.data !== undefined &&
+    !isExecutableAllowed(allowed.data, { id: tool.id, class: tool.class, name: tool.name, ...(tool.version ? { version: tool.version } : {}) });
   const starred = favourites.includes(favouriteKey(tool));
 
   const star = () =>

@@ -12,7 +12,6 @@ import {
   filtersFromSearch,
   filtersToSearch,
   groupTools,
-  isExecutableAllowed,
   isToolAllowed,
   OTHER_CATEGORY,
   offeredTools,
@@ -126,14 +125,6 @@ describe('allowed executables (SPEC §6)', () => {
     expect(allowedAppVersions(bwa, ['app-v1']).map((v) => v.id)).toEqual(['app-v1']);
     expect(allowedAppVersions(bwa, ['app-bwa/3.0.0', 'app-v1']).map((v) => v.id)).toEqual(['app-v3', 'app-v1']);
     expect(allowedAppVersions(bwa, ['app-bwa']).map((v) => v.id)).toEqual(['app-v3', 'app-v2', 'app-v1']);
-  });
-
-  it('checks one executable (the details page of a project)', () => {
-    expect(isExecutableAllowed({ class: 'app', id: 'app-v1', name: 'bwa', version: '1.0.0' }, ['app-bwa/1.0.0'])).toBe(true);
-    expect(isExecutableAllowed({ class: 'app', id: 'app-v1', name: 'bwa', version: '1.0.0' }, ['app-v2'])).toBe(false);
-    expect(isExecutableAllowed({ class: 'workflow', id: 'workflow-1', name: 'g' }, ['workflow-1'])).toBe(true);
-    expect(isExecutableAllowed({ class: 'applet', id: 'applet-1', name: 'qc' }, null)).toBe(true);
-    expect(isExecutableAllowed({ class: 'applet', id: 'applet-1', name: 'qc' }, [])).toBe(false);
   });
 
   it('moves an app to the first allowed version when its default is not allowed', () => {

@@ -2,8 +2,10 @@
  * Pure rules of the tool library and the tool selector (SPEC §3 "Tool", §6 allowed executables):
  * apps (one tool per app name, with its versions), applets and workflows as tools; grouping by the
  * runtime configuration's tool categories; search, category and class filters; favourites kept in
- * `sessionData.favorites.tools`; the project's allowed-executables rule.
+ * `sessionData.favorites.tools`; the project's allowed-executables rule (the rule itself in
+ * lib/allowed-executables.ts, shared with the runner).
  */
+import { allowedVersionsOf, isExecutableAllowed } from '../../lib/allowed-executables';
 
 export const TOOL_CLASSES = ['app', 'applet', 'workflow'] as const;
 export type ToolClass = (typeof TOOL_CLASSES)[number];
@@ -186,17 +188,13 @@ export function toggleFavouriteTool(sessionData: unknown, key: string): Record<s
  * is listed.
  */
 export function allowedAppVersions(tool: Pick<Tool, 'name' | 'versions'>, allowed: readonly string[] | null | undefined): AppVersion[] {
-  if (!allowed) return [...tool.versions];
-  const listed = new Set(allowed);
-  if (listed.has(`app-${tool.name}`)) return [...tool.versions];
-  return tool.versions.filter((v) => listed.has(v.id) || listed.has(`app-${tool.name}/${v.version}`));
+  return allowedVersionsOf(allowed, tool.name, tool.versions);
 }
 
-/** Whether a project with this `allowedExecutables` offers the tool: its id or class-name combination is listed. */
+/** Whether a project with this `allowedExecutables` offers the tool: its id or class-name combination is listed (apps: one of their versions). */
 export function isToolAllowed(tool: Tool, allowed: readonly string[] | null | undefined): boolean {
-  if (!allowed) return true;
   if (tool.class === 'app') return allowedAppVersions(tool, allowed).length > 0;
-  return allowed.includes(tool.id) || allowed.includes(`${tool.class}-${tool.name}`);
+  return isExecutableAllowed(allowed, { id: tool.id, class: tool.class, name: tool.name });
 }
 
 /**
@@ -332,21 +330,4 @@ export function filtersToSearch(filters: ToolFilters): URLSearchParams {
   if (filters.toolClass) search.set('class', filters.toolClass);
   if (filters.favouritesOnly) search.set('favourites', '1');
   return search;
-}
-
-/** Whether a project's `allowedExecutables` lets one executable run: an app version by id, `app-name` or `app-name/version`; others by id or `class-name`. */
-export function isExecutableAllowed(
-  executable: { class: ToolClass; id: string; name: string; version?: string },
-  allowed: readonly string[] | null | undefined,
-): boolean {
-  if (!allowed) return true;
-  if (executable.class === 'app') {
-    return (
-      allowedAppVersions(
-        { name: executable.name, versions: [{ id: executable.id, version: executable.version ?? '', aliases: [], created: 0, published: true }] },
-        allowed,
-      ).length > 0
-    );
-  }
-  return allowed.includes(executable.id) || allowed.includes(`${executable.class}-${executable.name}`);
 }
