@@ -170,6 +170,20 @@ part() { echo "part done"; }`,
     await page.close();
   });
 
+  it('says so when nothing has run, and when a path names no execution', async () => {
+    const { id: empty } = await alice.client.call('project/new', { name: 'Quiet' });
+    const page = await browser.signedInPage(alice, `/panx/projects/${empty}/monitor`);
+    await expect.poll(() => page.locator('[data-empty-state]').innerText()).toContain('Nothing has run in this project yet');
+    expect(await page.getByTestId('terminate-selected').isDisabled()).toBe(true);
+    await shoot(page, 'monitor-list-empty');
+    await page.goto(`${server.url}/panx/projects/${empty}/monitor/job/not-a-job`);
+    await expect.poll(() => page.getByRole('alert').innerText()).toContain('is not a job ID');
+    await page.goto(`${server.url}/panx/projects/${empty}/monitor/job/job-000000000000000000000000`);
+    await expect.poll(() => page.getByRole('alert').innerText()).toContain('Could not load this execution');
+    await shoot(page, 'monitor-details-missing');
+    await page.close();
+  });
+
   it('shows a job’s tree, facts, timeline, inputs and outputs; the project-less path leads there', async () => {
     const page = await browser.signedInPage(alice, `/panx/executions/${parentJob}`);
     await page.waitForURL((url) => url.pathname === details(parentJob));

@@ -145,6 +145,8 @@ export function useExecution(id: string, tryNumber: number | undefined) {
     },
     enabled: /^(job|analysis)-/.test(id),
     refetchInterval: (query) => {
+      // A missing or forbidden execution is not asked about again and again.
+      if (query.state.status === 'error' && query.state.data === undefined) return false;
       const state = query.state.data?.state;
       return typeof state === 'string' && !isActive(state) ? false : EXECUTION_TREE_REFRESH_MS;
     },
