@@ -62,8 +62,21 @@ const engineSchema = z.object({
       /** Cores and memory the local executor hands out; the host's when unset. */
       cores: z.number().positive().optional(),
       memoryMB: z.number().int().positive().optional(),
+      /**
+       * How many jobs' reservations may share each core and MiB (≥ 1; default 1, none): with 4, a
+       * 2-core host runs four 2-core jobs at once. Every job is still given and charged its whole
+       * instance type. For hosts that run mostly short or idle jobs (tests, demos), not real work.
+       */
+      oversubscribe: z.number().min(1).default(1),
+      /**
+       * `inline`: the server prepares each try and starts only its entry point (bash or python3),
+       * reading the outcome from the try's directory when it exits; `process`: a Node job runner per
+       * try, which talks to the API (as on Slurm). The same results; `inline` saves a Node start
+       * and several API calls per job.
+       */
+      runner: z.enum(['inline', 'process']).default('inline'),
     })
-    .default({}),
+    .default({ oversubscribe: 1, runner: 'inline' }),
   slurm: slurmSchema.default(slurmSchema.parse({})),
   /** Where jobs' working directories go (default <dataDir>/jobs). */
   workDir: z.string().optional(),
@@ -161,6 +174,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   const localEnv = dropUndefined({
     cores: env.PANX_LOCAL_CORES ? Number(env.PANX_LOCAL_CORES) : undefined,
     memoryMB: env.PANX_LOCAL_MEMORY_MB ? Number(env.PANX_LOCAL_MEMORY_MB) : undefined,
+    oversubscribe: env.PANX_LOCAL_OVERSUBSCRIBE ? Number(env.PANX_LOCAL_OVERSUBSCRIBE) : undefined,
+    runner: env.PANX_LOCAL_RUNNER,
   });
   const slurmEnv = dropUndefined({
     partition: env.PANX_SLURM_PARTITION,
