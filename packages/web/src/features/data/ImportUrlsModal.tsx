@@ -4,7 +4,7 @@ import { type FormEvent, useEffect, useState } from 'react';
 import { Link } from 'react-router';
 import { api } from '../../lib/api';
 import { describeError } from '../../ui/describe-error';
-import { displayUrl, expectedName, parseUrlList, URL_FETCHER_APP } from './import-urls';
+import { displayUrl, expectedName, parseUrlList, textWithoutStarted, URL_FETCHER_APP } from './import-urls';
 import type { DataModalsState, ModalAction } from './modal-state';
 
 export interface StartedImport {
@@ -15,7 +15,8 @@ export interface StartedImport {
 
 /**
  * The import-urls modal (SPEC §3/§4: status NONE → REQUESTING → SUCCESS or FAIL): one url_fetcher job
- * per URL, into the folder on screen. The pasted text stays when something fails.
+ * per URL, into the folder on screen. The pasted text stays when something fails (less the URLs whose
+ * jobs started), and cannot change while the jobs are being created.
  */
 export function ImportUrlsModal({
   state,
@@ -40,7 +41,7 @@ export function ImportUrlsModal({
     try {
       // A clear message when the installation has no url_fetcher, before any job starts.
       await api()
-        .post(URL_FETCHER_APP, 'describe', {})
+        .call('app-xxxx/describe', URL_FETCHER_APP, {})
         .catch((error: unknown) => {
           throw new Error(
             `Importing needs the url_fetcher app, which this installation does not have (${describeError(error)}). An administrator can install the bundled apps (PANX_BUNDLED_APPS=1).`,
@@ -48,12 +49,12 @@ export function ImportUrlsModal({
         });
       for (const url of parsed.urls) {
         const name = expectedName(url);
-        const { id } = (await api().post(URL_FETCHER_APP, 'run', {
+        const { id } = await api().call('app-xxxx/run', URL_FETCHER_APP, {
           project: projectId,
           folder,
           name: `Import ${name}`,
           input: { url },
-        })) as { id: string };
+        });
         started.push({ job: id, url: displayUrl(url), name });
       }
       setText('');
@@ -63,13 +64,7 @@ export function ImportUrlsModal({
       // Some jobs may have started before the failure: they are reported, and their URLs removed from the text.
       if (started.length > 0) {
         onStarted(started);
-        const startedUrls = new Set(parsed.urls.slice(0, started.length));
-        setText(
-          text
-            .split(/\r?\n/)
-            .filter((line) => !startedUrls.has(line.trim()))
-            .join('\n'),
-        );
+        setText(textWithoutStarted(text, parsed.urls.slice(0, started.length)));
       }
       dispatch({ type: 'importFail', error: describeError(error) });
     }
@@ -95,6 +90,7 @@ export function ImportUrlsModal({
             maxRows={12}
             data-autofocus
             value={text}
+            readOnly={busy}
             onChange={(event) => setText(event.currentTarget.value)}
             error={parsed.problems.length > 0 ? parsed.problems.join('; ') : undefined}
             styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)', fontSize: 13 } }}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { displayUrl, expectedName, MAX_IMPORT_URLS, parseUrlList } from './import-urls';
+import { displayUrl, expectedName, MAX_IMPORT_URLS, parseUrlList, textWithoutStarted } from './import-urls';
 
 describe('parseUrlList', () => {
   it('keeps http, https and ftp URLs once each, skipping blank and comment lines', () => {
@@ -31,5 +31,20 @@ describe('names and display', () => {
 
   it('never shows credentials', () => {
     expect(displayUrl('https://reader:s3cret@example.org/a')).toBe('https://example.org/a');
+  });
+});
+
+describe('textWithoutStarted', () => {
+  it('removes the lines of started URLs however they were written, and keeps the rest as typed', () => {
+    const text = 'HTTP://EXAMPLE.org/c\n# keep this note\nhttps://example.org\n https://example.org/a.vcf.gz \nnot a url\nhttps://example.org/b';
+    const started = parseUrlList(text).urls.slice(0, 3);
+    expect(started).toEqual(['http://example.org/c', 'https://example.org/', 'https://example.org/a.vcf.gz']);
+    expect(textWithoutStarted(text, started)).toBe('# keep this note\nnot a url\nhttps://example.org/b');
+  });
+
+  it('removes every line of a URL given twice', () => {
+    expect(textWithoutStarted('https://example.org/a\r\nhttps://example.org/b\r\nhttps://example.org/a', ['https://example.org/a'])).toBe(
+      'https://example.org/b',
+    );
   });
 });

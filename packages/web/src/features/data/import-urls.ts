@@ -41,6 +41,31 @@ export function parseUrlList(text: string): ParsedUrlList {
   return { urls, problems };
 }
 
+/** A line's URL as parseUrlList keeps it (`HTTP://Example.org` → `http://example.org/`), or undefined. */
+function normalisedUrl(line: string): string | undefined {
+  try {
+    return new URL(line.trim()).href;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The pasted text without the lines whose URL has already started an import (compared as parseUrlList
+ * compares them, so `HTTP://EXAMPLE.org/c` goes with `http://example.org/c`): what is left to try again
+ * after a failure part-way, so that nothing is imported twice.
+ */
+export function textWithoutStarted(text: string, startedUrls: readonly string[]): string {
+  const started = new Set(startedUrls);
+  return text
+    .split(/\r?\n/)
+    .filter((line) => {
+      const url = normalisedUrl(line);
+      return url === undefined || !started.has(url);
+    })
+    .join('\n');
+}
+
 /** The file name the import will most likely get: the URL's last path segment (the job may learn a better one). */
 export function expectedName(url: string): string {
   try {
