@@ -1,16 +1,21 @@
 // Execution engine overhead (issue 5 targets): a trivial job from submit to done against spawning the
 // same command directly, and many trivial jobs submitted at once. Run by hand: `node bench/jobs.mjs
-// [--runs=15] [--jobs=100] [--no-build]`. SQLite + local executor.
+// [--runs=15] [--jobs=100] [--oversubscribe=N] [--submitters=4] [--trace[=runs]] [--only-trace] [--profile] [--no-build]`.
+// SQLite + local executor. --oversubscribe sets engine.local.oversubscribe (how many jobs' instance
+// type reservations may share each core; the default 1 runs one 2-core job at a time on a 2-core
+// host). --profile writes a CPU profile of the server and prints its top functions.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { build, fmt, parseArgs, printMachine, printTable, saveResults, sleep, startPanx, summarize } from './lib.mjs';
+import { build, fmt, parseArgs, printMachine, printProfile, printTable, saveResults, sleep, startPanx, summarize, summarizeCpuProfile } from './lib.mjs';
 
 const args = parseArgs();
 const runs = Number(args.runs ?? 15);
 const batch = Number(args.jobs ?? 100);
+const oversubscribe = Number(args.oversubscribe ?? 1);
+const submitters = Number(args.submitters ?? 4);
 build(args);
 printMachine();
 
@@ -23,16 +28,28 @@ function spawnOnce(command, argv) {
   });
 }
 
-async function waitDone(server, id) {
+/** Polls the job's state every `intervalMs` (the batch polls less often: its polling loads the server it measures). */
+async function waitDone(server, id, intervalMs = 10) {
   for (;;) {
     const job = await server.call(`${id}/describe`, { fields: { state: true } });
     if (['done', 'failed', 'terminated'].includes(job.state)) return job.state;
-    await sleep(10);
+    await sleep(intervalMs);
   }
 }
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'panx-bench-jobs-'));
-const server = await startPanx({ dataDir, env: { PANX_ENGINE: 'true' } });
+const profileDir = args.profile ? fs.mkdtempSync(path.join(os.tmpdir(), 'panx-bench-jobs-profile-')) : undefined;
+const server = await startPanx({
+  dataDir,
+  env: { PANX_ENGINE: 'true', PANX_LOCAL_OVERSUBSCRIBE: String(oversubscribe) },
+  nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+});
+console.log(
+  `engine.local.oversubscribe = ${oversubscribe}; load average ${os
+    .loadavg()
+    .map((value) => value.toFixed(1))
+    .join(' ')}`,
+);
 try {
   const { id: project } = await server.call('project/new', { name: 'jobs bench' });
   const { id: applet } = await server.call('applet/new', {
@@ -78,21 +95,46 @@ try {
 
     // 2. Many trivial jobs submitted at once.
     const started = performance.now();
-    const ids = [];
-    for (let i = 0; i < batch; i++) ids.push(await submit());
+    // Submitted by `--submitters` clients at a time (default 4, the benchmark client's connections).
+    const ids = new Array(batch);
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: submitters }, async () => {
+        for (let i = next++; i < batch; i = next++) ids[i] = await submit();
+      }),
+    );
     const submitted = performance.now() - started;
     for (const id of ids) {
-      const state = await waitDone(server, id);
+      const state = await waitDone(server, id, 100);
       if (state !== 'done') throw new Error(`a batch job ended ${state}`);
     }
     const total = performance.now() - started;
-    console.log(`\n${batch} trivial jobs submitted at once`);
+    console.log(
+      `\n${batch} trivial jobs submitted at once (${submitters} clients; oversubscribe ${oversubscribe}; load average now ${os.loadavg()[0].toFixed(1)})`,
+    );
     printTable(['submitted in (s)', 'all done in (s)', 'jobs/s'], [[fmt(submitted / 1000, 2), fmt(total / 1000, 2), fmt(batch / (total / 1000), 1)]]);
-    saveResults('jobs', { runs, batch, engine: e, bash: b, node: n, batchSeconds: total / 1000, jobsPerSecond: batch / (total / 1000) });
+    saveResults('jobs', {
+      runs,
+      batch,
+      oversubscribe,
+      submitters,
+      loadAverage: os.loadavg(),
+      engine: e,
+      bash: b,
+      node: n,
+      batchSeconds: total / 1000,
+      jobsPerSecond: batch / (total / 1000),
+    });
   }
 } finally {
   await server.stop();
   fs.rmSync(dataDir, { recursive: true, force: true });
+}
+if (profileDir) {
+  const file = fs.readdirSync(profileDir).find((name) => name.endsWith('.cpuprofile'));
+  if (!file) throw new Error('no CPU profile was written');
+  console.log(`\nCPU profile of the server: ${path.join(profileDir, file)}`);
+  printProfile(summarizeCpuProfile(path.join(profileDir, file), 30), 30);
 }
 
 async function trace(server, project, dataDir, count) {
