@@ -1,5 +1,6 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api } from '../../lib/api';
+import { newestFirst } from '../../lib/versions';
 import type { AppVersion } from './allowed';
 import type { InstanceTypeInfo } from './cost';
 
@@ -120,7 +121,8 @@ export function useAppVersions(name: string | undefined) {
         const d = isRecord(result.describe) ? result.describe : {};
         return { id: result.id, name: str(d.name) ?? name ?? '', version: str(d.version) ?? result.id, created: typeof d.created === 'number' ? d.created : 0 };
       });
-      return versions.sort((a, b) => b.created - a.created).map(({ id, name: appName, version }) => ({ id, name: appName, version }));
+      // The library's order (semantic version, then creation), so both offer the same "first allowed" version.
+      return newestFirst(versions).map(({ id, name: appName, version }) => ({ id, name: appName, version }));
     },
     throwOnError: false,
   });

@@ -6,6 +6,7 @@
  * lib/allowed-executables.ts, shared with the runner).
  */
 import { allowedVersionsOf, isExecutableAllowed } from '../../lib/allowed-executables';
+import { newestFirst } from '../../lib/versions';
 
 export const TOOL_CLASSES = ['app', 'applet', 'workflow'] as const;
 export type ToolClass = (typeof TOOL_CLASSES)[number];
@@ -60,26 +61,6 @@ const str = (value: unknown): string => (typeof value === 'string' ? value : '')
 const num = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
 const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : []);
 
-/** Semantic-version order (`1.10.0` after `1.9.2`; a pre-release before its release); unparsable parts compare as text. */
-export function compareVersions(a: string, b: string): number {
-  const [coreA = '', preA] = a.split(/[-+]/, 2);
-  const [coreB = '', preB] = b.split(/[-+]/, 2);
-  const partsA = coreA.split('.');
-  const partsB = coreB.split('.');
-  for (let i = 0; i < Math.max(partsA.length, partsB.length); i++) {
-    const x = partsA[i] ?? '0';
-    const y = partsB[i] ?? '0';
-    const nx = Number(x);
-    const ny = Number(y);
-    const diff = Number.isInteger(nx) && Number.isInteger(ny) ? nx - ny : x.localeCompare(y);
-    if (diff !== 0) return Math.sign(diff);
-  }
-  if (preA === preB) return 0;
-  if (preA === undefined) return 1;
-  if (preB === undefined) return -1;
-  return preA.localeCompare(preB);
-}
-
 /** The version `app-name` stands for: the one tagged `default`, else the newest published, else the newest. */
 export function defaultVersion(versions: readonly AppVersion[]): AppVersion | undefined {
   return versions.find((v) => v.aliases.includes('default')) ?? versions.find((v) => v.published) ?? versions[0];
@@ -98,9 +79,9 @@ export function appsToTools(results: readonly { id: string; describe?: unknown }
   }
   const tools: Tool[] = [];
   for (const [name, rows] of byName) {
-    const versions: AppVersion[] = rows
-      .map(({ id, d }) => ({ id, version: str(d.version), aliases: strings(d.aliases), created: num(d.created), published: num(d.published) > 0 }))
-      .sort((a, b) => compareVersions(b.version, a.version) || b.created - a.created);
+    const versions: AppVersion[] = newestFirst(
+      rows.map(({ id, d }) => ({ id, version: str(d.version), aliases: strings(d.aliases), created: num(d.created), published: num(d.published) > 0 })),
+    );
     const chosen = defaultVersion(versions);
     const d = rows.find((row) => row.id === chosen?.id)?.d ?? {};
     const categories = strings(d.categories);
