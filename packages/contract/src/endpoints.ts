@@ -9,6 +9,7 @@ import { executionRoutes } from './routes/jobs.js';
 import { notificationRoutes } from './routes/notifications.js';
 import { orgRoutes } from './routes/orgs.js';
 import { projectRoutes } from './routes/projects.js';
+import { supportRoutes } from './routes/support.js';
 import { twoFactorRoutes } from './routes/two-factor.js';
 import { uiConfigRoutes } from './routes/ui-config.js';
 import { userRoutes } from './routes/users.js';
@@ -31,6 +32,7 @@ export const endpoints = {
   ...twoFactorRoutes,
   ...notificationRoutes,
   ...communityRoutes,
+  ...supportRoutes,
 } satisfies Record<string, RouteSpec>;
 
 export type Endpoints = typeof endpoints;

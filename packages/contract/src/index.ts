@@ -13,6 +13,7 @@ export * from './routes/jobs.js';
 export * from './routes/notifications.js';
 export * from './routes/orgs.js';
 export * from './routes/projects.js';
+export * from './routes/support.js';
 export * from './routes/two-factor.js';
 export * from './routes/ui-config.js';
 export * from './routes/users.js';

@@ -31,8 +31,10 @@ import { InstanceTypes } from './modules/jobs/instance-types.js';
 import { JobEngine } from './modules/jobs/job-engine.js';
 import { JobLogsQuery } from './modules/jobs/job-log-stream.js';
 import { JobLogsService } from './modules/jobs/job-logs.service.js';
+import { jobSpec } from './modules/jobs/job-model.js';
 import { jobHandlers } from './modules/jobs/jobs.routes.js';
 import { JobsService } from './modules/jobs/jobs.service.js';
+import type { JobRow } from './modules/jobs/jobs.repository.js';
 import { NoncesService } from './modules/nonces/nonces.service.js';
 import { notificationHandlers } from './modules/notifications/notifications.routes.js';
 import { NotificationsService } from './modules/notifications/notifications.service.js';
@@ -44,6 +46,8 @@ import { projectHandlers } from './modules/projects/projects.routes.js';
 import { ProjectsService } from './modules/projects/projects.service.js';
 import { recordHandlers } from './modules/records/records.routes.js';
 import { RecordsService } from './modules/records/records.service.js';
+import { supportHandlers } from './modules/support/support.routes.js';
+import { SupportService } from './modules/support/support.service.js';
 import { twoFactorHandlers } from './modules/two-factor/two-factor.routes.js';
 import { TwoFactorService } from './modules/two-factor/two-factor.service.js';
 import { uiConfigHandlers } from './modules/ui-config/ui-config.routes.js';
@@ -112,7 +116,7 @@ function signingSecret(config: ResolvedConfig): string {
 async function openBlobStore(config: ResolvedConfig): Promise<BlobStore> {
   if (!config.s3) return new FsBlobStore(config.blobDir);
   const store = new S3BlobStore(config.s3);
-  await store.ensureBucket();
+  await store.ensureBucket(new URL(config.publicUrl).origin);
   return store;
 }
 
@@ -158,22 +162,25 @@ export async function createPlatform(config: ResolvedConfig, log: Logger = creat
     keepWorkDirs: config.engine.keepWorkDirs,
     delayedWorkspaceTtlMs: config.engine.delayedWorkspaceTtlHours * 3_600_000,
   });
-  // The launcher of a job tree hears when it ends (analyses' stage jobs have the analysis as root, not themselves).
-  engine.onTerminal(async (job, now) => {
-    if (job.id !== job.rootExecution || !(job.state === 'done' || job.state === 'failed' || job.state === 'terminated')) return;
+  // The launcher of a job tree or an analysis hears when it ends. An analysis's stage jobs are roots of
+  // their own trees but are not told apart: the analysis's own end is (`analyses.onFinished` below).
+  const executionFinished = async (row: JobRow, now: number): Promise<void> => {
+    if (row.id !== row.rootExecution || !(row.state === 'done' || row.state === 'failed' || row.state === 'terminated')) return;
+    if (row.class === 'job' && jobSpec(row).analysis) return;
     await notifications.executionFinished(
       {
-        id: job.id,
-        name: job.name,
-        state: job.state,
-        project: job.project,
-        launchedBy: job.launchedBy,
-        failureReason: job.failureReason ?? undefined,
-        failureMessage: job.failureMessage ?? undefined,
+        id: row.id,
+        name: row.name,
+        state: row.state,
+        project: row.project,
+        launchedBy: row.launchedBy,
+        failureReason: row.failureReason ?? undefined,
+        failureMessage: row.failureMessage ?? undefined,
       },
       now,
     );
-  });
+  };
+  engine.onTerminal(executionFinished);
   const jobs = new JobsService(stores, access, objects, applets, apps, instanceTypes, engine, {
     defaultTimeoutMs: config.engine.defaultTimeoutHours * 3_600_000,
   });
@@ -181,6 +188,11 @@ export async function createPlatform(config: ResolvedConfig, log: Logger = creat
   const workflows = new WorkflowsService(stores, access, objects, jobs);
   const analyses = new AnalysesService(stores, access, jobs, engine, workflows);
   analyses.attach();
+  const support = new SupportService(database.db, jobs);
+  // A failed notification never fails the analysis's state change.
+  analyses.onFinished((analysis, now) =>
+    executionFinished(analysis, now).catch((error: unknown) => log.warn({ err: error, analysis: analysis.id }, 'execution notification failed')),
+  );
 
   const handlers = {
     ...authHandlers(auth, users),
@@ -201,6 +213,7 @@ export async function createPlatform(config: ResolvedConfig, log: Logger = creat
     ...clientErrorHandlers(new ClientErrorsService(log)),
     ...twoFactorHandlers(twoFactor),
     ...notificationHandlers(notifications),
+    ...supportHandlers(support),
     ...communityHandlers(communities),
   };
   assertHandlersComplete(handlers);
@@ -220,6 +233,7 @@ export async function createPlatform(config: ResolvedConfig, log: Logger = creat
     webDir: config.webDir,
     manifest: () => uiConfig.deployManifest(),
     runtimeConfig: () => uiConfig.runtimeConfig(),
+    downloadOrigin: await blobs.directDownloadOrigin(),
   });
   http.get('/health', async () => ({ status: 'ok' }));
   http.get('/ready', async (_request, reply) => {
@@ -243,7 +257,7 @@ export async function createPlatform(config: ResolvedConfig, log: Logger = creat
     const executor: Executor =
       config.engine.executor === 'slurm'
         ? await createSlurmExecutor(config.engine.slurm)
-        : new LocalExecutor({ cores: config.engine.local.cores, memoryMB: config.engine.local.memoryMB });
+        : new LocalExecutor({ cores: config.engine.local.cores, memoryMB: config.engine.local.memoryMB, oversubscribe: config.engine.local.oversubscribe });
     scheduler = new Scheduler(
       stores,
       engine,
@@ -261,6 +275,7 @@ export async function createPlatform(config: ResolvedConfig, log: Logger = creat
           workRoot: path.resolve(config.engine.workDir ?? path.join(config.dataDir, 'jobs')),
           bundledDependsRoot: config.engine.bundledDependsRoot,
           runnerCommand: defaultRunnerCommand(),
+          inline: config.engine.executor === 'local' && config.engine.local.runner === 'inline',
         },
       },
       log,
