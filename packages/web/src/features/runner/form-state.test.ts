@@ -233,3 +233,11 @@ describe('server errors and earlier runs', () => {
     expect(matchesPatterns([], 'anything')).toBe(true);
   });
 });
+
+describe('input classes the form does not know', () => {
+  it('are typed as text and say so, instead of being passed on unchecked', () => {
+    const [field] = fieldsFromSpec([{ name: 'table', class: 'array:gtable', help: 'A table.' }]);
+    expect(field).toMatchObject({ key: 'table', class: 'string', array: true, help: 'A table. (Class gtable: the form takes it as text.)' });
+    expect(fieldsFromSpec([{ name: 'n', class: 'int' }])[0]?.class).toBe('int');
+  });
+});

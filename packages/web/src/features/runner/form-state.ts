@@ -15,6 +15,8 @@ export const DATA_CLASSES = ['file', 'record', 'applet', 'workflow', 'database']
 export type DataClass = (typeof DATA_CLASSES)[number];
 export type ScalarClass = 'string' | 'int' | 'float' | 'boolean' | 'hash';
 export type FieldClass = ScalarClass | DataClass;
+const FIELD_CLASSES: readonly string[] = ['string', 'int', 'float', 'boolean', 'hash', ...DATA_CLASSES];
+const isFieldClass = (value: string): value is FieldClass => FIELD_CLASSES.includes(value);
 
 /** A picked data object: what the form keeps to show it and to link to it. */
 export interface DataRef {
@@ -97,7 +99,9 @@ export function fieldsFromSpec(spec: readonly unknown[] | null | undefined): Fie
     const rawClass = str(item.class);
     if (!key || !rawClass) continue;
     const array = rawClass.startsWith('array:');
-    const cls = rawClass.replace(/^array:/, '') as FieldClass;
+    const base = rawClass.replace(/^array:/, '');
+    // A class the form does not know (a retired one such as gtable): typed as text, and said so in the help.
+    const cls: FieldClass = isFieldClass(base) ? base : 'string';
     const stage = str(item.stage);
     const name = stage && key.startsWith(`${stage}.`) ? key.slice(stage.length + 1) : key;
     const field: FieldSpec = {
@@ -108,7 +112,11 @@ export function fieldsFromSpec(spec: readonly unknown[] | null | undefined): Fie
       array,
       optional: item.optional === true,
       label: str(item.label) ?? name,
-      ...(str(item.help) ? { help: str(item.help) } : {}),
+      ...(isFieldClass(base)
+        ? str(item.help)
+          ? { help: str(item.help) }
+          : {}
+        : { help: `${str(item.help) ? `${str(item.help)} ` : ''}(Class ${base}: the form takes it as text.)` }),
       ...(Array.isArray(item.choices) ? { choices: item.choices } : {}),
       patterns: patternsOf(item.patterns),
       ...(str(item.group) ? { group: str(item.group) } : {}),
