@@ -129,7 +129,18 @@ function PickerBody({ onClose, onPick, objectClass, patterns = [], multiple, ini
         </Breadcrumbs>
       )}
       <ScrollArea h={340} type="auto" offsetScrollbars>
-        {listing.isPending && project ? (
+        {!project ? (
+          projects.isPending ? (
+            <Group justify="center" py="xl">
+              <Loader size="sm" />
+              <Text size="sm" c="dimmed">
+                Loading your projects…
+              </Text>
+            </Group>
+          ) : projects.isError ? null : (
+            <EmptyState title="No projects">You have no project to pick from: create one or ask to be invited to one.</EmptyState>
+          )
+        ) : listing.isPending ? (
           <Group justify="center" py="xl">
             <Loader size="sm" />
             <Text size="sm" c="dimmed">
@@ -190,7 +201,7 @@ function PickerBody({ onClose, onPick, objectClass, patterns = [], multiple, ini
             </Table.Tbody>
           </Table>
         )}
-        {!listing.isPending && !listing.isError && folders.length === 0 && shown.length === 0 && (
+        {project && !listing.isPending && !listing.isError && folders.length === 0 && shown.length === 0 && (
           <EmptyState title={text ? 'Nothing matches this name' : `No ${objectClass}s here`}>
             {hiddenByPatterns > 0
               ? `${hiddenByPatterns} ${objectClass}${hiddenByPatterns === 1 ? '' : 's'} in this folder match none of ${patterns.join(', ')}. Turn the pattern filter off to see them.`
