@@ -1,7 +1,8 @@
 import { ActionIcon, Badge, Button, Chip, Group, Loader, Switch, Text, TextInput, Tooltip } from '@mantine/core';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { type KeyboardEvent, memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { type KeyboardEvent, memo, type RefObject, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { api } from '../../../lib/api';
+import { FailureReportModal } from '../report/FailureReportModal';
 import { LogBuffer, type LogMessage } from './log-buffer';
 import { type LogStream as LogStreamType, LogStream, logSocketUrl, type StreamState } from './log-stream';
 import { LogView, splitMatches } from './log-view';
@@ -16,6 +17,8 @@ export interface LogViewerProps {
   project?: string;
   /** Height of the viewer (CSS length or pixels), default 480. */
   height?: number | string;
+  /** Offer "Report a problem" (the FailureReportModal for this job) in the toolbar; default true. */
+  reportProblem?: boolean;
 }
 
 const ROW_HEIGHT = 20;
@@ -76,6 +79,63 @@ const LogRow = memo(function LogRow({ buffer, index, start, query, current, gutt
   );
 });
 
+interface LogRowsProps {
+  buffer: LogBuffer;
+  view: LogView;
+  /** Rows shown and the buffer's version: a change re-renders the rows (the view itself is mutable). */
+  count: number;
+  version: number;
+  query: string;
+  currentRow: number | undefined;
+  follow: boolean;
+  gutterWidth: number;
+  scrollRef: RefObject<HTMLDivElement | null>;
+  onScroll: () => void;
+  label: string;
+}
+
+/**
+ * The scrolling rows, apart from the toolbar: scrolling re-renders only this (TanStack Virtual keeps
+ * the rows in view plus a few), never the toolbar's inputs.
+ */
+const LogRows = memo(function LogRows({ buffer, view, count, version, query, currentRow, follow, gutterWidth, scrollRef, onScroll, label }: LogRowsProps) {
+  const virtualizer = useVirtualizer({
+    count,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 12,
+  });
+  // Follow: keep the newest line in view while the reader is at the bottom.
+  useLayoutEffect(() => {
+    void version;
+    const element = scrollRef.current;
+    if (follow && element && count > 0) element.scrollTop = element.scrollHeight;
+  }, [follow, count, version, scrollRef]);
+  return (
+    <div
+      ref={scrollRef}
+      className={classes.scroller}
+      onScroll={onScroll}
+      // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take focus so the keyboard can scroll it
+      tabIndex={0}
+      role="log"
+      aria-live="off"
+      aria-label={label}
+      data-testid="log-scroller"
+    >
+      <div className={classes.rows} style={{ height: virtualizer.getTotalSize() }}>
+        {virtualizer.getVirtualItems().map((item) => {
+          const index = view.lineAt(item.index);
+          if (index < 0) return null;
+          return (
+            <LogRow key={index} buffer={buffer} index={index} start={item.start} query={query} current={item.index === currentRow} gutterWidth={gutterWidth} />
+          );
+        })}
+      </div>
+    </div>
+  );
+});
+
 function statusBadge(state: StreamState) {
   switch (state.status) {
     case 'history':
@@ -120,7 +180,8 @@ function statusBadge(state: StreamState) {
  * Rows are virtualised (TanStack Virtual), so a million lines scroll like ten. Lines come from the
  * REST `getLog` pages, then the log websocket, which resumes after the last line held when it drops.
  */
-export function LogViewer({ jobId, tryNumber, project, height = 480 }: LogViewerProps) {
+export function LogViewer({ jobId, tryNumber, project, height = 480, reportProblem = true }: LogViewerProps) {
+  const [reporting, setReporting] = useState(false);
   const buffer = useMemo(() => {
     void jobId;
     void tryNumber;
@@ -174,8 +235,6 @@ export function LogViewer({ jobId, tryNumber, project, height = 480 }: LogViewer
     });
     streamRef.current = stream;
     stream.start();
-    const element = scrollRef.current;
-    if (element) (element as HTMLDivElement & { __panxLogStream?: LogStreamType }).__panxLogStream = stream;
     return () => {
       stream.stop();
       if (frame.current) cancelAnimationFrame(frame.current);
@@ -196,24 +255,13 @@ export function LogViewer({ jobId, tryNumber, project, height = 480 }: LogViewer
   }, [queryInput]);
 
   useEffect(() => {
-    view.setQuery(query);
-    setCurrentMatch(-1);
-    setVersion((v) => v + 1);
+    if (view.setQuery(query)) {
+      setCurrentMatch(-1);
+      setVersion((v) => v + 1);
+    }
   }, [view, query]);
 
   const count = view.count;
-  const virtualizer = useVirtualizer({
-    count,
-    getScrollElement: () => scrollRef.current,
-    estimateSize: () => ROW_HEIGHT,
-    overscan: 30,
-  });
-
-  // Follow: keep the newest line in view while the reader is at the bottom.
-  useLayoutEffect(() => {
-    const element = scrollRef.current;
-    if (follow && element && count > 0) element.scrollTop = element.scrollHeight;
-  });
 
   const onScroll = useCallback(() => {
     const element = scrollRef.current;
@@ -232,31 +280,37 @@ export function LogViewer({ jobId, tryNumber, project, height = 480 }: LogViewer
 
   const matches = view.matches;
   const goTo = useCallback(
-    (direction: 1 | -1) => {
+    (direction: 1 | -1, from = currentMatch) => {
       let next: number;
-      if (currentMatch < 0) {
-        const first = virtualizer.getVirtualItems()[0]?.index ?? 0;
+      if (from < 0) {
+        const first = Math.floor((scrollRef.current?.scrollTop ?? 0) / ROW_HEIGHT);
         next = view.firstMatchFrom(first);
         if (direction === -1 && next >= 0) next = view.step(next, -1);
       } else {
-        next = view.step(currentMatch, direction);
+        next = view.step(from, direction);
       }
       setCurrentMatch(next);
       const row = view.matches[next];
       if (row !== undefined) {
         setFollow(false);
-        virtualizer.scrollToIndex(row, { align: 'center' });
+        const element = scrollRef.current;
+        if (element) element.scrollTop = Math.max(0, row * ROW_HEIGHT - (element.clientHeight - ROW_HEIGHT) / 2);
       }
     },
-    [currentMatch, view, virtualizer],
+    [currentMatch, view],
   );
 
   const onSearchKey = (event: KeyboardEvent<HTMLInputElement>) => {
     if (event.key === 'Enter') {
       event.preventDefault();
-      if (queryInput.trim() !== query) {
-        setQuery(queryInput.trim());
-        return;
+      const typed = queryInput.trim();
+      if (typed !== query) {
+        // Enter searches at once (without waiting for the typing pause) and goes to the first match.
+        setQuery(typed);
+        if (view.setQuery(typed)) {
+          goTo(event.shiftKey ? -1 : 1, -1);
+          return;
+        }
       }
       goTo(event.shiftKey ? -1 : 1);
     } else if (event.key === 'Escape') {
@@ -276,18 +330,21 @@ export function LogViewer({ jobId, tryNumber, project, height = 480 }: LogViewer
     setTimeout(() => URL.revokeObjectURL(url), 10_000);
   }, [buffer, jobId, tryNumber, project]);
 
-  const levelCounts = useMemo(() => {
-    void buffer.version;
-    return buffer.levelCounts();
-  }, [buffer, buffer.version]);
+  const levelCounts = buffer.levelCounts();
   const presentLevels = levelCounts.map((entry) => entry.level);
   const selectedLevels = levels ?? presentLevels;
   const currentRow = currentMatch >= 0 ? matches[currentMatch] : undefined;
   const gutterWidth = Math.max(3, String(buffer.length).length) * 8 + 18;
-  const items = virtualizer.getVirtualItems();
 
   return (
-    <div className={classes.root} data-testid="log-viewer" data-job={jobId} data-lines={buffer.length} data-status={state.status}>
+    <div
+      className={classes.root}
+      data-testid="log-viewer"
+      data-job={jobId}
+      data-lines={buffer.length}
+      data-status={state.status}
+      data-reconnects={state.reconnects}
+    >
       <Group className={classes.toolbar} justify="space-between" gap="xs" wrap="wrap">
         <Group gap="xs" wrap="wrap">
           {statusBadge(state)}
@@ -320,7 +377,7 @@ export function LogViewer({ jobId, tryNumber, project, height = 480 }: LogViewer
             </Chip.Group>
           )}
         </Group>
-        <Group gap={6} wrap="nowrap">
+        <Group gap={6} wrap="wrap">
           <TextInput
             size="xs"
             placeholder="Search the log"
@@ -328,7 +385,7 @@ export function LogViewer({ jobId, tryNumber, project, height = 480 }: LogViewer
             value={queryInput}
             onChange={(event) => setQueryInput(event.currentTarget.value)}
             onKeyDown={onSearchKey}
-            w={200}
+            style={{ flex: '1 1 150px', maxWidth: 240 }}
             rightSectionWidth={query ? 64 : undefined}
             rightSection={
               query ? (
@@ -348,38 +405,27 @@ export function LogViewer({ jobId, tryNumber, project, height = 480 }: LogViewer
           <Button size="xs" variant="default" onClick={download} disabled={buffer.length === 0}>
             Download
           </Button>
+          {reportProblem && (
+            <Button size="xs" variant="subtle" color="red" onClick={() => setReporting(true)}>
+              Report a problem
+            </Button>
+          )}
         </Group>
       </Group>
       <div className={classes.body} style={{ height }}>
-        <div
-          ref={scrollRef}
-          className={classes.scroller}
+        <LogRows
+          buffer={buffer}
+          view={view}
+          count={count}
+          version={buffer.version}
+          query={query}
+          currentRow={currentRow}
+          follow={follow}
+          gutterWidth={gutterWidth}
+          scrollRef={scrollRef}
           onScroll={onScroll}
-          // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take focus so the keyboard can scroll it
-          tabIndex={0}
-          role="log"
-          aria-live="off"
-          aria-label={`Log of ${jobId}`}
-          data-testid="log-scroller"
-        >
-          <div className={classes.rows} style={{ height: virtualizer.getTotalSize() }}>
-            {items.map((item) => {
-              const index = view.lineAt(item.index);
-              if (index < 0) return null;
-              return (
-                <LogRow
-                  key={index}
-                  buffer={buffer}
-                  index={index}
-                  start={item.start}
-                  query={query}
-                  current={item.index === currentRow}
-                  gutterWidth={gutterWidth}
-                />
-              );
-            })}
-          </div>
-        </div>
+          label={`Log of ${jobId}`}
+        />
         {count === 0 && (
           <div className={classes.overlay} data-testid="log-empty">
             {state.status === 'history'
@@ -399,6 +445,14 @@ export function LogViewer({ jobId, tryNumber, project, height = 480 }: LogViewer
           </Button>
         )}
       </div>
+      {reportProblem && (
+        <FailureReportModal
+          opened={reporting}
+          onClose={() => setReporting(false)}
+          execution={{ id: jobId }}
+          {...(tryNumber !== undefined ? { tryNumber } : {})}
+        />
+      )}
       {state.status === 'error' && count > 0 && (
         <Text className={classes.footer} c="red" role="alert">
           {state.message}

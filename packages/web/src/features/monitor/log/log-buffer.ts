@@ -59,6 +59,8 @@ export class LogBuffer {
   private readonly levelNames: string[] = [...KNOWN_LEVELS];
   private readonly levelIndex = new Map<string, number>(KNOWN_LEVELS.map((level, index) => [level, index]));
   private last = -1;
+  /** Lines per level code, kept as lines arrive. */
+  private counts: number[] = [];
   /** Bumped by every change: React components compare it to re-render. */
   version = 0;
 
@@ -85,7 +87,9 @@ export class LogBuffer {
       this.msgs.push(message.msg);
       this.timestamps[index] = message.timestamp;
       this.cursors[index] = message.line;
-      this.levelCodes[index] = this.codeOf(message.level);
+      const code = this.codeOf(message.level);
+      this.levelCodes[index] = code;
+      this.counts[code] = (this.counts[code] ?? 0) + 1;
       this.sourceCodes[index] = message.source === 'SYSTEM' ? 1 : 0;
       this.last = message.line;
       added++;
@@ -134,12 +138,7 @@ export class LogBuffer {
 
   /** The levels present in the buffer with their counts, in the viewer's order. */
   levelCounts(): { level: string; count: number }[] {
-    const counts = new Array<number>(this.levelNames.length).fill(0);
-    for (let i = 0; i < this.msgs.length; i++) {
-      const code = this.levelCodes[i] ?? 0;
-      counts[code] = (counts[code] ?? 0) + 1;
-    }
-    return this.levelNames.map((level, code) => ({ level, count: counts[code] ?? 0 })).filter((entry) => entry.count > 0);
+    return this.levelNames.map((level, code) => ({ level, count: this.counts[code] ?? 0 })).filter((entry) => entry.count > 0);
   }
 
   /** The whole log as text, one line per message: ISO time, level, message (the download). */

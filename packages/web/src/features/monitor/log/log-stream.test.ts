@@ -162,6 +162,31 @@ describe('LogStream', () => {
     expect(sockets[0]?.closedWith).toBe(1000);
     expect(sockets[0]?.onclose).toBeNull();
   });
+
+  it('does not retry when the API refuses to read the log', async () => {
+    const timers: (() => void)[] = [];
+    const stream = new LogStream({
+      url: 'ws://h/x',
+      token: () => 't',
+      buffer: new LogBuffer(),
+      createSocket: () => {
+        throw new Error('no socket expected');
+      },
+      loadPage: async () => {
+        throw Object.assign(new Error('The job job-x could not be found'), { status: 404, type: 'ResourceNotFound' });
+      },
+      onLines: () => {},
+      onState: () => {},
+      schedule: (fn) => {
+        timers.push(fn);
+        return () => {};
+      },
+    });
+    stream.start();
+    await tick();
+    expect(stream.current).toMatchObject({ status: 'error', message: 'The job job-x could not be found' });
+    expect(timers).toHaveLength(0);
+  });
 });
 
 describe('helpers', () => {

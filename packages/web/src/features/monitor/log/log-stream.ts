@@ -150,7 +150,11 @@ export class LogStream {
         }
       } catch (error) {
         if (this.stopped) return;
-        this.retry(error instanceof Error ? error.message : String(error));
+        const message = error instanceof Error ? error.message : String(error);
+        // An API refusal (no such job, no access, signed out) is not retried; network and server errors are.
+        const status = (error as { status?: unknown } | null)?.status;
+        if (typeof status === 'number' && status >= 400 && status < 500 && status !== 408 && status !== 429) this.setState({ status: 'error', message });
+        else this.retry(message);
         return;
       }
     }

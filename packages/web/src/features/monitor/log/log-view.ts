@@ -51,13 +51,14 @@ export class LogView {
     this.sync();
   }
 
-  /** Searches for this text, case-insensitively (empty: no search); rescans the rows. */
-  setQuery(query: string): void {
+  /** Searches for this text, case-insensitively (empty: no search); rescans the rows. Answers whether the search changed. */
+  setQuery(query: string): boolean {
     const needle = query.toLowerCase();
-    if (needle === this.needle) return;
+    if (needle === this.needle) return false;
     this.needle = needle;
     this.resetSearch();
     this.sync();
+    return true;
   }
 
   private resetSearch(): void {
