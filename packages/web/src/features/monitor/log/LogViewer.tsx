@@ -23,6 +23,9 @@ export interface LogViewerProps {
 
 const ROW_HEIGHT = 20;
 const PAGE = 10_000;
+/** Above this many lines, new lines are painted at most every REPAINT_BIG_MS. */
+const BIG_LOG = 100_000;
+const REPAINT_BIG_MS = 200;
 
 function pad(value: number): string {
   return String(value).padStart(2, '0');
@@ -201,20 +204,34 @@ export function LogViewer({ jobId, tryNumber, project, height = 480, reportProbl
   const followRef = useRef(follow);
   followRef.current = follow;
   const frame = useRef(0);
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
 
   // The stream: one per job and try.
   useEffect(() => {
     const client = api();
+    let lastPaint = 0;
+    const paint = () => {
+      frame.current = 0;
+      lastPaint = performance.now();
+      const before = view.count;
+      if (view.sync()) {
+        if (!followRef.current) setUnseen((n) => n + (view.count - before));
+        setVersion((v) => v + 1);
+      }
+    };
+    // New lines are painted on the next frame; on a big log (the virtualiser re-measures every row when
+    // the count changes) at most every REPAINT_BIG_MS, well inside the 500 ms from print to screen.
     const refresh = () => {
-      if (frame.current) return;
-      frame.current = requestAnimationFrame(() => {
-        frame.current = 0;
-        const before = view.count;
-        if (view.sync()) {
-          if (!followRef.current) setUnseen((n) => n + (view.count - before));
-          setVersion((v) => v + 1);
-        }
-      });
+      if (frame.current || timer.current) return;
+      const wait = buffer.length > BIG_LOG ? REPAINT_BIG_MS - (performance.now() - lastPaint) : 0;
+      if (wait > 0) {
+        timer.current = setTimeout(() => {
+          timer.current = undefined;
+          frame.current = requestAnimationFrame(paint);
+        }, wait);
+      } else {
+        frame.current = requestAnimationFrame(paint);
+      }
     };
     const stream = new LogStream({
       url: logSocketUrl(client.baseUrl, jobId),
@@ -239,6 +256,8 @@ export function LogViewer({ jobId, tryNumber, project, height = 480, reportProbl
       stream.stop();
       if (frame.current) cancelAnimationFrame(frame.current);
       frame.current = 0;
+      clearTimeout(timer.current);
+      timer.current = undefined;
       streamRef.current = undefined;
     };
   }, [buffer, view, jobId, tryNumber]);
