@@ -250,8 +250,15 @@ describe.skipIf(!available)('tool library, details and selector in Chromium', { 
     await alice.client.call('project-xxxx/update', aliceProject, { allowedExecutables: [qcV2] });
     await page.reload();
     await expect.poll(() => page.getByText('This project does not allow this tool').count()).toBe(1);
-    expect(await page.getByRole('button', { name: 'Run', exact: true }).isDisabled()).toBe(true);
+    const blockedRun = page.getByRole('button', { name: 'Run', exact: true });
+    expect(await blockedRun.isDisabled()).toBe(true);
     expect(await page.getByRole('link', { name: 'Run', exact: true }).count()).toBe(0);
+    // The button stays focusable, so its reason shows from the keyboard too; a click goes nowhere.
+    await blockedRun.focus();
+    await expect.poll(() => page.getByRole('tooltip').innerText()).toContain('This project only allows other executables');
+    const here = page.url();
+    await blockedRun.click({ force: true });
+    expect(page.url()).toBe(here);
     await alice.client.call('project-xxxx/update', aliceProject, { allowedExecutables: null });
 
     await page.goto(`${server.url}/panx/tool/workflow/${germline}`);

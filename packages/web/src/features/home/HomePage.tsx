@@ -1,10 +1,11 @@
-import { ActionIcon, Anchor, Badge, Button, Card, Group, Modal, SimpleGrid, Stack, Table, Text, TextInput, Title, Tooltip } from '@mantine/core';
+import { Anchor, Badge, Button, Card, Group, Modal, SimpleGrid, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { type FormEvent, useState } from 'react';
 import { Link } from 'react-router';
 import { useRuntime } from '../../app/runtime';
 import { formatDate } from '../../lib/format';
 import { describeError } from '../../ui/describe-error';
+import { FavouriteButton } from '../../ui/FavouriteButton';
 import { EmptyState, ErrorState, LoadingState } from '../../ui/states';
 import { useCurrentUser } from '../auth/hooks';
 import { MarkAllRead, NotificationList } from '../notifications/NotificationList';
@@ -173,18 +174,7 @@ function ProjectTable({
             return (
               <Table.Tr key={project.id}>
                 <Table.Td>
-                  <Tooltip label={starred ? 'Remove from favourites' : 'Add to favourites'} withinPortal>
-                    <ActionIcon
-                      variant="subtle"
-                      color={starred ? 'yellow' : 'gray'}
-                      aria-label={`${starred ? 'Remove' : 'Add'} ${project.name} ${starred ? 'from' : 'to'} favourites`}
-                      aria-pressed={starred}
-                      disabled={busy}
-                      onClick={() => onToggle(project)}
-                    >
-                      {starred ? '★' : '☆'}
-                    </ActionIcon>
-                  </Tooltip>
+                  <FavouriteButton name={project.name} starred={starred} disabled={busy} onToggle={() => onToggle(project)} />
                 </Table.Td>
                 <Table.Td className={classes.name}>
                   <Anchor component={Link} to={`/panx/projects/${encodeURIComponent(project.id)}/data/`} title={project.name}>

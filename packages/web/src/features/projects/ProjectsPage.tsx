@@ -1,5 +1,4 @@
 import {
-  ActionIcon,
   Anchor,
   Badge,
   Button,
@@ -26,6 +25,7 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { useRuntime } from '../../app/runtime';
 import { formatDate } from '../../lib/format';
 import { describeError } from '../../ui/describe-error';
+import { FavouriteButton } from '../../ui/FavouriteButton';
 import { EmptyState, ErrorState, LoadingState } from '../../ui/states';
 import { useNarrow } from '../../ui/use-narrow';
 import { useCurrentUser } from '../auth/hooks';
@@ -83,18 +83,7 @@ function buildColumns(actions: RowActions) {
       header: () => null,
       cell: ({ row }) => {
         const starred = actions.favourites.has(row.original.id);
-        return (
-          <ActionIcon
-            variant="subtle"
-            color={starred ? 'yellow' : 'gray'}
-            aria-label={`${starred ? 'Remove' : 'Add'} ${row.original.name} ${starred ? 'from' : 'to'} favourites`}
-            aria-pressed={starred}
-            disabled={actions.busy}
-            onClick={() => actions.onStar(row.original)}
-          >
-            {starred ? '★' : '☆'}
-          </ActionIcon>
-        );
+        return <FavouriteButton name={row.original.name} starred={starred} disabled={actions.busy} onToggle={() => actions.onStar(row.original)} />;
       },
     }),
     helper.accessor('name', {

@@ -1,4 +1,4 @@
-import { ActionIcon, Anchor, Badge, Button, Code, Grid, Group, Paper, Stack, Table, Text, Title, Tooltip } from '@mantine/core';
+import { Anchor, Badge, Button, Code, Grid, Group, Paper, Stack, Table, Text, Title, Tooltip } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { useQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
@@ -9,12 +9,12 @@ import { isExecutableAllowed } from '../../lib/allowed-executables';
 import { api } from '../../lib/api';
 import { formatDate, formatDateTime } from '../../lib/format';
 import { describeError } from '../../ui/describe-error';
+import { FavouriteButton } from '../../ui/FavouriteButton';
 import { ErrorState, LoadingState } from '../../ui/states';
 import { useNarrow } from '../../ui/use-narrow';
 import { useCurrentUser } from '../auth/hooks';
 import { executionPath, toExecutionSummary } from '../home/executions';
 import { useAllowedExecutables, useProjectName, useToggleToolFavourite, useToolCatalog } from './hooks';
-import { StarIcon } from './StarIcon';
 import { appsToTools, CLASS_LABEL, favouriteKey, favouriteToolKeys, type ToolClass, toolClassOf, toolDetailsPath, toolRunPath } from './tool-catalog';
 import { executableLabel, executionStateColor, groupFields, type IoField, type ToolDetails, toToolDetails } from './tool-details';
 import classes from './tools.module.css';
@@ -200,23 +200,17 @@ function ToolDetailsView({ tool, project }: { tool: ToolDetails; project: string
             </Text>
           </Stack>
           <Group gap="sm">
-            <Tooltip label={starred ? 'Remove from favourites' : 'Add to favourites'} withArrow>
-              <ActionIcon
-                size="lg"
-                variant="default"
-                color={starred ? 'yellow' : 'gray'}
-                c={starred ? 'yellow.6' : undefined}
-                aria-label={`${starred ? 'Remove' : 'Add'} ${tool.title} ${starred ? 'from' : 'to'} favourites`}
-                aria-pressed={starred}
-                disabled={toggle.isPending || user.isPending}
-                onClick={star}
-              >
-                <StarIcon filled={starred} />
-              </ActionIcon>
-            </Tooltip>
+            <FavouriteButton name={tool.title} starred={starred} disabled={toggle.isPending || user.isPending} onToggle={star} size="lg" variant="default" />
             {runBlocked ? (
-              <Tooltip label="This project only allows other executables (project settings: allowed executables)" withArrow multiline w={260}>
-                <Button size="md" disabled data-disabled aria-describedby="run-blocked">
+              <Tooltip
+                label="This project only allows other executables (project settings: allowed executables)"
+                withArrow
+                multiline
+                w={260}
+                events={{ hover: true, focus: true, touch: true }}
+              >
+                {/* Not `disabled`: a disabled button gets no pointer or focus events, so its reason would never show. */}
+                <Button size="md" data-disabled aria-disabled="true" onClick={(event) => event.preventDefault()} aria-describedby="run-blocked">
                   Run
                 </Button>
               </Tooltip>

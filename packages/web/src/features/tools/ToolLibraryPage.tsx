@@ -1,5 +1,4 @@
 import {
-  ActionIcon,
   Alert,
   Anchor,
   Badge,
@@ -15,7 +14,6 @@ import {
   Text,
   TextInput,
   Title,
-  Tooltip,
 } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { useMemo, useState } from 'react';
@@ -23,6 +21,7 @@ import { Link, useSearchParams } from 'react-router';
 import { useRuntime } from '../../app/runtime';
 import { formatDate } from '../../lib/format';
 import { describeError } from '../../ui/describe-error';
+import { FavouriteButton } from '../../ui/FavouriteButton';
 import { EmptyState, ErrorState } from '../../ui/states';
 import { useCurrentUser } from '../auth/hooks';
 import { useAllowedExecutables, useProjectName, useToggleToolFavourite, useToolCatalog } from './hooks';
@@ -45,7 +44,6 @@ import {
   toolRunPath,
   offeredTools,
 } from './tool-catalog';
-import { StarIcon } from './StarIcon';
 import { ToolSelector } from './ToolSelector';
 import classes from './tools.module.css';
 
@@ -277,18 +275,7 @@ function ToolCard({
           <Anchor component={Link} to={details} fw={600} className={classes.cardTitle}>
             {tool.title}
           </Anchor>
-          <Tooltip label={starred ? 'Remove from favourites' : 'Add to favourites'} withArrow>
-            <ActionIcon
-              variant="subtle"
-              color={starred ? 'yellow' : 'gray'}
-              aria-label={`${starred ? 'Remove' : 'Add'} ${tool.title} ${starred ? 'from' : 'to'} favourites`}
-              aria-pressed={starred}
-              disabled={busy}
-              onClick={() => onStar(tool)}
-            >
-              <StarIcon filled={starred} />
-            </ActionIcon>
-          </Tooltip>
+          <FavouriteButton name={tool.title} starred={starred} disabled={busy} onToggle={() => onStar(tool)} />
         </Group>
         <Group gap={6}>
           <Badge size="sm" variant="light" color={CLASS_COLOR[tool.class]}>
