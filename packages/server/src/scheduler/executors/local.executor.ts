@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -41,6 +41,123 @@ export interface LocalExecutorOptions {
   pollMs?: number;
   /** Between SIGTERM and SIGKILL on terminate. */
   killGraceMs?: number;
+  /**
+   * Start jobs through a small resident launcher process (default) rather than by forking the
+   * server, whose size makes each fork cost milliseconds of its event loop.
+   */
+  launcher?: boolean;
+}
+
+/**
+ * The launcher: a small Node process that starts jobs on request (over its IPC channel) and reports
+ * their exits. It leaves when the server does; the jobs it started run on (each leads its own process
+ * group) and a restarted server re-attaches to them by pid, as to any other.
+ */
+const LAUNCHER_SOURCE = `
+const { spawn } = require('node:child_process');
+const fs = require('node:fs');
+process.on('disconnect', () => process.exit(0));
+process.on('message', (m) => {
+  let out;
+  let err;
+  try {
+    out = fs.openSync(m.stdout, 'a');
+    err = fs.openSync(m.stderr, 'a');
+    const child = spawn(m.file, m.args, { cwd: m.cwd, env: m.env, detached: true, stdio: ['ignore', out, err] });
+    if (child.pid === undefined) {
+      child.once('error', (error) => process.send({ type: 'spawned', id: m.id, error: error.message }));
+      return;
+    }
+    process.send({ type: 'spawned', id: m.id, pid: child.pid });
+    child.once('exit', (code, signal) => process.send({ type: 'exit', id: m.id, code, signal }));
+  } catch (error) {
+    process.send({ type: 'spawned', id: m.id, error: error.message });
+  } finally {
+    if (out !== undefined) fs.closeSync(out);
+    if (err !== undefined) fs.closeSync(err);
+  }
+});
+`;
+
+type LauncherMessage = { type: 'spawned'; id: number; pid?: number; error?: string } | { type: 'exit'; id: number; code: number | null; signal: string | null };
+
+/** The server's end of the launcher: one process, started on first use, started again if it dies. */
+class Launcher {
+  private child: ChildProcess | undefined;
+  private nextId = 1;
+  private readonly spawning = new Map<number, { resolve: (pid: number) => void; reject: (error: Error) => void }>();
+  private readonly exits = new Map<number, { onExit: (status: ExitStatus) => void; onOrphaned: () => void }>();
+
+  private process(): ChildProcess {
+    if (this.child) return this.child;
+    const child = spawn(process.execPath, ['-e', LAUNCHER_SOURCE], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], env: { PATH: process.env.PATH ?? '' } });
+    child.on('message', (message: LauncherMessage) => {
+      if (message.type === 'spawned') {
+        const waiting = this.spawning.get(message.id);
+        this.spawning.delete(message.id);
+        if (message.pid !== undefined) waiting?.resolve(message.pid);
+        else waiting?.reject(new Error(message.error ?? 'the launcher could not start it'));
+      } else {
+        const listener = this.exits.get(message.id);
+        this.exits.delete(message.id);
+        listener?.onExit({ exitCode: message.code, signal: message.signal });
+      }
+    });
+    const gone = () => {
+      if (this.child !== child) return;
+      this.child = undefined;
+      for (const waiting of this.spawning.values()) waiting.reject(new Error('the launcher exited'));
+      this.spawning.clear();
+      for (const listener of this.exits.values()) listener.onOrphaned();
+      this.exits.clear();
+    };
+    child.once('exit', gone);
+    child.once('error', gone);
+    this.idle(child);
+    this.child = child;
+    return child;
+  }
+
+  /** Like the executor's timers, the launcher never keeps the server's process alive by itself. */
+  private idle(child: ChildProcess | undefined = this.child): void {
+    if (!child) return;
+    child.unref();
+    (child as ChildProcess & { channel?: { unref(): void } }).channel?.unref();
+  }
+
+  async spawn(
+    request: { file: string; args: string[]; cwd: string; env: Record<string, string>; stdout: string; stderr: string },
+    onExit: (status: ExitStatus) => void,
+    onOrphaned: () => void,
+  ): Promise<number> {
+    const child = this.process();
+    const id = this.nextId++;
+    const pid = new Promise<number>((resolve, reject) => this.spawning.set(id, { resolve, reject }));
+    this.exits.set(id, {
+      onExit: (status) => {
+        onExit(status);
+        this.idle();
+      },
+      onOrphaned,
+    });
+    this.idle();
+    child.send({ ...request, id });
+    try {
+      return await pid;
+    } catch (error) {
+      this.exits.delete(id);
+      this.idle();
+      throw error;
+    }
+  }
+
+  close(): void {
+    const child = this.child;
+    this.child = undefined;
+    this.spawning.clear();
+    this.exits.clear();
+    if (child?.connected) child.disconnect();
+  }
 }
 
 function processStart(pid: number): string | null {
@@ -52,12 +169,21 @@ function processStart(pid: number): string | null {
   }
 }
 
+/**
+ * Whether the process runs. A zombie does not: a job whose parent (the launcher, or a server that
+ * crashed) is gone waits as a zombie until PID 1 reaps it, and in a container PID 1 may never do so.
+ */
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat[stat.lastIndexOf(')') + 2] !== 'Z';
+  } catch {
+    return true; // no /proc: trust the signal
   }
 }
 
@@ -72,6 +198,16 @@ function groupAlive(pgid: number): boolean {
 
 function shellQuote(text: string): string {
   return `'${text.replace(/'/g, `'"'"'`)}'`;
+}
+
+/**
+ * The wrapper shell leads the process group and records the command's exit code in a file that
+ * outlives the server. It is read only once the wrapper has exited, so a shell built-in write is
+ * enough (no rename, no extra process): a wrapper killed before or during the write leaves no
+ * number there, which reads as a lost process, as it is.
+ */
+function wrapperScript(status: string): string {
+  return `"$@"; s=$?; printf '%s' "$s" > ${shellQuote(status)}; exit $s`;
 }
 
 /** One watched execution: follows its output files and its process until it has ended. */
@@ -90,19 +226,32 @@ class Watch {
     private readonly sink: ExecutionSink,
     offsets: StreamOffsets,
     private readonly pollMs: number,
-    /** Set when this process is our child: the exit event tells its status. */
-    private readonly isChild: boolean,
+    /** Set when this process is our (or our launcher's) child: the exit event tells its status. */
+    private isChild: boolean,
     private readonly onDone: (watch: Watch) => void,
   ) {
     this.offsets = { stdout: offsets.stdout ?? 0, stderr: offsets.stderr ?? 0 };
   }
 
+  /**
+   * Starts following. A process just started by us is first read after `pollMs` (or at its exit,
+   * whichever comes first): a short job is then read once, whole, and its stdout and stderr lines
+   * keep the order they were written in across the two files, which reads of a process still
+   * writing cannot promise.
+   */
   start(): void {
-    this.schedule(0);
+    this.schedule(this.isChild && this.exit === undefined ? this.pollMs : 0);
   }
 
   childExited(status: ExitStatus): void {
     this.exit = status;
+    this.schedule(0);
+  }
+
+  /** Nobody will hear this process's exit any more (the launcher went away): watch its pid instead. */
+  orphaned(): void {
+    if (!this.isChild || this.exit !== undefined) return;
+    this.isChild = false;
     this.schedule(0);
   }
 
@@ -224,6 +373,7 @@ export class LocalExecutor implements Executor {
   private readonly watches = new Map<string, Watch>();
   private readonly pollMs: number;
   private readonly killGraceMs: number;
+  private readonly launcher: Launcher | undefined;
 
   constructor(options: LocalExecutorOptions = {}) {
     this.capacity = {
@@ -235,6 +385,7 @@ export class LocalExecutor implements Executor {
     this.total = { cores: this.capacity.cores * oversubscribe, memoryMB: this.capacity.memoryMB * oversubscribe };
     this.pollMs = options.pollMs ?? 100;
     this.killGraceMs = options.killGraceMs ?? 2000;
+    this.launcher = options.launcher === false ? undefined : new Launcher();
   }
 
   private used(): Resources {
@@ -274,15 +425,11 @@ export class LocalExecutor implements Executor {
   async launch(spec: LaunchSpec, sink: ExecutionSink): Promise<string> {
     const dir = path.join(spec.workDir, '.executor');
     await fs.promises.mkdir(dir, { recursive: true });
+    if (this.launcher) return this.launchThroughLauncher(this.launcher, spec, sink, dir);
     // From here to the exit listener, nothing waits: the child's events must not pass unheard.
     const stdout = fs.openSync(path.join(dir, 'stdout.log'), 'a');
     const stderr = fs.openSync(path.join(dir, 'stderr.log'), 'a');
-    const status = path.join(dir, 'exit_status');
-    // The wrapper shell leads the process group and records the command's exit code in a file that
-    // outlives the server. It is read only once the wrapper has exited, so a shell built-in write is
-    // enough (no rename, no extra process): a wrapper killed before or during the write leaves no
-    // number there, which reads as a lost process, as it is.
-    const script = `"$@"; s=$?; printf '%s' "$s" > ${shellQuote(status)}; exit $s`;
+    const script = wrapperScript(path.join(dir, 'exit_status'));
     let child: ReturnType<typeof spawn>;
     try {
       child = spawn('/bin/sh', ['-c', script, 'panx-job', ...spec.command], {
@@ -304,6 +451,36 @@ export class LocalExecutor implements Executor {
     const handle: LocalHandle = { pid, start: processStart(pid), dir };
     const watch = this.watch(spec, handle, sink, {}, true);
     child.once('exit', (code, signal) => watch.childExited({ exitCode: code, signal }));
+    watch.start();
+    return JSON.stringify(handle);
+  }
+
+  private async launchThroughLauncher(launcher: Launcher, spec: LaunchSpec, sink: ExecutionSink, dir: string): Promise<string> {
+    let watch: Watch | undefined;
+    let early: ExitStatus | undefined;
+    let orphaned = false;
+    const pid = await launcher.spawn(
+      {
+        file: '/bin/sh',
+        args: ['-c', wrapperScript(path.join(dir, 'exit_status')), 'panx-job', ...spec.command],
+        cwd: spec.workDir,
+        env: spec.env,
+        stdout: path.join(dir, 'stdout.log'),
+        stderr: path.join(dir, 'stderr.log'),
+      },
+      (status) => {
+        if (watch) watch.childExited(status);
+        else early = status;
+      },
+      () => {
+        if (watch) watch.orphaned();
+        else orphaned = true;
+      },
+    );
+    const handle: LocalHandle = { pid, start: processStart(pid), dir };
+    watch = this.watch(spec, handle, sink, {}, true);
+    if (early) watch.childExited(early);
+    else if (orphaned) watch.orphaned();
     watch.start();
     return JSON.stringify(handle);
   }
@@ -348,6 +525,7 @@ export class LocalExecutor implements Executor {
   }
 
   async detachAll(): Promise<void> {
+    this.launcher?.close();
     for (const watch of this.watches.values()) watch.stop();
     this.watches.clear();
     this.reserved.clear();
