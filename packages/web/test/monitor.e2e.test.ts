@@ -167,6 +167,14 @@ part() { echo "part done"; }`,
     await shoot(page, 'monitor-list-no-match');
     await page.getByRole('button', { name: /Clear filters/ }).click();
     await expect.poll(() => page.locator('[data-execution][data-depth="0"]').count()).toBe(3);
+
+    // A row's log opens in the job-log modal.
+    await page.getByRole('button', { name: 'Log of Always fails' }).click();
+    const logDialog = page.getByRole('dialog', { name: /Log of Always fails/ });
+    await expect.poll(() => logDialog.innerText(), { timeout: 15_000 }).toContain('no luck');
+    await shoot(page, 'monitor-list-log-modal');
+    await page.keyboard.press('Escape');
+    await expect.poll(() => logDialog.count()).toBe(0);
     await page.close();
   });
 
@@ -313,6 +321,10 @@ part() { echo "part done"; }`,
     await expect.poll(() => page.getByTestId('stages').innerText()).toMatch(/Done[\s\S]*Failed/);
     expect(await page.getByTestId('failure').innerText()).toContain('stage-consume');
     await shoot(page, 'monitor-analysis-failed');
+    // A failed execution can be reported to the platform's support.
+    await page.getByTestId('report-problem').click();
+    await expect.poll(() => page.getByRole('dialog', { name: 'Report a problem with this execution' }).isVisible()).toBe(true);
+    await page.keyboard.press('Escape');
     await page.getByTestId('rerun-failed').click();
     const dialog = page.getByRole('dialog', { name: 'Re-run from the failed stage?' });
     await expect.poll(() => dialog.innerText()).toContain('stage-consume');

@@ -27,6 +27,7 @@ import {
 import { ExecutionTree } from './ExecutionTree';
 import { IoSection } from './ExecutionIO';
 import { LogViewer } from './log/LogViewer';
+import { FailureReportModal } from './report/FailureReportModal';
 import { useExecution, useExecutionTree, useRerunStages, useTerminate } from './hooks';
 import classes from './Monitor.module.css';
 import { StateBadge, userHandle } from './StateBadge';
@@ -385,6 +386,7 @@ function Header({
   const terminate = useTerminate();
   const rerunStages = useRerunStages();
   const [confirm, setConfirm] = useState<'terminate' | 'rerun' | 'rerun-failed' | undefined>();
+  const [reporting, setReporting] = useState(false);
   const isAnalysis = row.executionClass === 'analysis';
   const canContribute = level === undefined || level === 'CONTRIBUTE' || level === 'ADMINISTER';
   const terminateWhy = terminateRefusal(level ?? 'CONTRIBUTE', [row], userId);
@@ -484,6 +486,13 @@ function Header({
               </span>
             </Tooltip>
           )}
+          {(row.state === 'failed' || row.state === 'partially_failed') && (
+            <Tooltip label="Tell the platform's support what went wrong (the log's last lines go with it)" withinPortal>
+              <Button size="xs" variant="default" onClick={() => setReporting(true)} data-testid="report-problem">
+                Report a problem
+              </Button>
+            </Tooltip>
+          )}
           {isRoot && runnerPath && (
             <Tooltip label={runWhy ?? 'Open the runner with these inputs filled in'} withinPortal>
               <span>
@@ -496,6 +505,12 @@ function Header({
         </Group>
       </Group>
 
+      <FailureReportModal
+        opened={reporting}
+        onClose={() => setReporting(false)}
+        execution={{ id: row.id, name: row.name, state: row.state, failureReason: row.failureReason ?? null, failureMessage: row.failureMessage ?? null }}
+        {...(viewingTry === undefined ? {} : { tryNumber: viewingTry })}
+      />
       <Modal
         opened={confirm !== undefined}
         onClose={() => setConfirm(undefined)}

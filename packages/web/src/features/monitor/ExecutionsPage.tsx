@@ -45,6 +45,7 @@ import {
 } from './execution-model';
 import { LIST_PAGE_SIZE, useChildren, useExecutionList, useJobsWithSubjobs, useRunningCount, useTerminate } from './hooks';
 import classes from './Monitor.module.css';
+import { JobLogModal } from './log/JobLogModal';
 import { StateBadge, userHandle } from './StateBadge';
 
 const ROW_HEIGHT = 44;
@@ -170,6 +171,8 @@ export function ExecutionsPage() {
   const refusal = terminateRefusal(project.data ? level : 'CONTRIBUTE', selectedRows, session?.userId);
   const viewOnly = project.data !== undefined && level !== 'CONTRIBUTE' && level !== 'ADMINISTER';
   const [confirming, setConfirming] = useState(false);
+  // The job-log modal of one row (jobs have logs; analyses do not).
+  const [logOf, setLogOf] = useState<ExecutionRow>();
   const terminate = useTerminate();
   const toTerminate = selectedRows.filter((row) => isActive(row.state));
 
@@ -338,6 +341,7 @@ export function ExecutionsPage() {
             visible={visible}
             now={now}
             selected={selected}
+            onShowLog={setLogOf}
             onToggleSelected={(id) =>
               setSelected((current) => {
                 const next = new Set(current);
@@ -376,6 +380,7 @@ export function ExecutionsPage() {
         )}
       </Stack>
 
+      {logOf && <JobLogModal opened onClose={() => setLogOf(undefined)} jobId={logOf.id} project={projectId} title={logOf.name} />}
       <Modal opened={confirming} onClose={() => setConfirming(false)} title="Terminate executions?" centered>
         <Stack gap="sm">
           <Text size="sm">
@@ -416,11 +421,12 @@ interface TableProps {
   onToggleSelected: (id: string) => void;
   onSelectAll: (all: boolean) => void;
   onToggleExpanded: (id: string) => void;
+  onShowLog: (row: ExecutionRow) => void;
   empty: string;
 }
 
 /** The executions as a virtualised grid (only the rows on screen are drawn). */
-function ExecutionTable({ visible, now, selected, allSelected, onToggleSelected, onSelectAll, onToggleExpanded, empty }: TableProps) {
+function ExecutionTable({ visible, now, selected, allSelected, onToggleSelected, onSelectAll, onToggleExpanded, onShowLog, empty }: TableProps) {
   const scrollRef = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({
     count: visible.length,
@@ -465,6 +471,7 @@ function ExecutionTable({ visible, now, selected, allSelected, onToggleSelected,
                     checked={selected.has(entry.row.id)}
                     onToggleSelected={onToggleSelected}
                     onToggleExpanded={onToggleExpanded}
+                    onShowLog={onShowLog}
                   />
                 </div>
               );
@@ -482,12 +489,14 @@ const ExecutionLine = memo(function ExecutionLine({
   checked,
   onToggleSelected,
   onToggleExpanded,
+  onShowLog,
 }: {
   entry: VisibleRow;
   now: number;
   checked: boolean;
   onToggleSelected: (id: string) => void;
   onToggleExpanded: (id: string) => void;
+  onShowLog: (row: ExecutionRow) => void;
 }) {
   const { row, depth } = entry;
   const indent = { paddingLeft: depth * 20 };
@@ -537,6 +546,11 @@ const ExecutionLine = memo(function ExecutionLine({
             {row.tags.length ? ` · ${row.tags.join(', ')}` : ''}
           </Text>
         </Stack>
+        {row.executionClass === 'job' && (
+          <Button size="compact-xs" variant="subtle" ml="auto" onClick={() => onShowLog(row)} aria-label={`Log of ${row.name}`} data-testid="row-log">
+            Log
+          </Button>
+        )}
       </div>
       <div className={classes.cell}>
         <StateBadge state={row.state} />
