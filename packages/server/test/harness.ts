@@ -118,6 +118,7 @@ export async function startTestPlatform(
     },
     async close() {
       await platform.close();
+      killJobsUnder(dataDir);
       if (dbName) {
         const pgAdmin = new pg.Client({ connectionString: PG_ADMIN_URL });
         await pgAdmin.connect();
@@ -127,6 +128,36 @@ export async function startTestPlatform(
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Jobs outlive a server that stops (they are re-attached when it starts again), so a test platform that
+ * goes away for good kills what still runs from its data directory: otherwise every test that ends with a
+ * running job leaves its processes behind. Linux: the command lines under /proc.
+ */
+function killJobsUnder(dataDir: string): void {
+  let pids: string[];
+  try {
+    pids = fs.readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+  } catch {
+    return;
+  }
+  for (const pid of pids) {
+    let commandLine: string;
+    try {
+      commandLine = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    } catch {
+      continue; // gone already
+    }
+    if (!commandLine.includes(dataDir)) continue;
+    for (const target of [-Number(pid), Number(pid)]) {
+      try {
+        process.kill(target, 'SIGKILL');
+      } catch {
+        // not a group leader, or gone
+      }
+    }
+  }
 }
 
 /** Expects the promise to fail with the DNAnexus error type (and optionally a message fragment). */
