@@ -225,7 +225,7 @@ describe.skipIf(!browserAvailable)('the tool runner in Chromium', { timeout: 300
       return id;
     };
     const v1 = await version('1.0.0');
-    await version('2.0.0');
+    const v2 = await version('2.0.0');
     const { id: locked } = await alice.client.call('project/new', { name: 'Locked' });
     const { id: applet } = await alice.client.call('applet/new', {
       project: locked,
@@ -252,6 +252,20 @@ describe.skipIf(!browserAvailable)('the tool runner in Chromium', { timeout: 300
     await blocker.waitFor();
     expect(await blocker.textContent()).toBe(`The project "Locked" only allows these tools: ${v1}. Choose another project or ask its administrator.`);
     expect(await page.getByRole('button', { name: 'Run', exact: true }).isDisabled()).toBe(true);
+
+    // Without the restriction, switching versions keeps what was typed (the form is rebuilt for the other version).
+    await alice.client.call('project-xxxx/update', locked, { allowedExecutables: null });
+    await page.goto(`${server.url}/panx/projects/${locked}/run/${v1}`);
+    const message = page.getByTestId('input-message');
+    await message.fill('kept across versions');
+    await page.getByRole('textbox', { name: 'Execution name' }).fill('my versioned run');
+    await page.getByRole('combobox', { name: 'Version' }).click();
+    await page.getByRole('option', { name: '2.0.0' }).click();
+    await page.waitForURL(new RegExp(`/run/${v2}$`));
+    await page.getByText('The inputs and settings you gave for the other version are kept.').waitFor();
+    expect(await page.getByTestId('input-message').inputValue()).toBe('kept across versions');
+    expect(await page.getByRole('textbox', { name: 'Execution name' }).inputValue()).toBe('my versioned run');
+    expect(await page.getByText('Another version was selected').count()).toBe(0);
     await page.close();
   });
 

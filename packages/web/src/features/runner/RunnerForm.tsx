@@ -17,7 +17,7 @@ import {
 } from '@mantine/core';
 import { isApiError } from '@panx/client';
 import { useMutation } from '@tanstack/react-query';
-import { type ReactNode, useMemo, useState } from 'react';
+import { type MutableRefObject, type ReactNode, useEffect, useMemo, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { api } from '../../lib/api';
 import { describeError } from '../../ui/describe-error';
@@ -46,7 +46,7 @@ import {
 } from './form-state';
 import { type RunnerProject, type RunnerTool, useInstanceTypes, useObjectInfos } from './hooks';
 import { InputField } from './InputField';
-import { executionPath, type Prefill } from './prefill';
+import { executionPath, type Prefill, type RunnerDraft, VERSION_SWITCH_SOURCE } from './prefill';
 
 const PRIORITIES = ['low', 'normal', 'high'] as const;
 type Priority = (typeof PRIORITIES)[number];
@@ -63,6 +63,8 @@ export interface RunnerFormProps {
   projectsLoading: boolean;
   onProjectChange: (id: string) => void;
   toolAllowed: boolean;
+  /** Kept up to date with what the form holds, for the page to carry it to another version of the tool. */
+  draftRef?: MutableRefObject<RunnerDraft | undefined>;
 }
 
 const sectionKey = (section: FieldSection) => `${section.stage ?? ''}/${section.group ?? ''}`;
@@ -202,6 +204,11 @@ export function RunnerForm(props: RunnerFormProps) {
   else if (project && !levelAtLeast(level, 'CONTRIBUTE'))
     blockers.push(`You have ${level} access to ${project.name}. Running a tool needs CONTRIBUTE or ADMINISTER access to the project.`);
   if (project && !props.toolAllowed) blockers.push(notAllowedMessage(project.name, project.allowedExecutables ?? []));
+
+  const { draftRef } = props;
+  useEffect(() => {
+    if (draftRef) draftRef.current = { runInput: buildRunInput(liveFields, values).input, name, folder, tags };
+  });
 
   const costParsed = parseCostLimit(costLimit);
   const folderError = folder.startsWith('/') ? undefined : 'A folder path starts with "/"';
@@ -383,8 +390,10 @@ export function RunnerForm(props: RunnerFormProps) {
       <Grid.Col span={{ base: 12, md: 8 }}>
         <Stack gap="md">
           {fromPrefill && prefill && (
-            <Alert variant="light" color="blue" title="Inputs from an earlier run">
-              The form starts from the inputs of {prefill.source === 'state' ? 'the execution you came from' : prefill.source}.
+            <Alert variant="light" color="blue" title={prefill.source === VERSION_SWITCH_SOURCE ? 'Inputs kept' : 'Inputs from an earlier run'}>
+              {prefill.source === VERSION_SWITCH_SOURCE
+                ? 'The inputs and settings you gave for the other version are kept.'
+                : `The form starts from the inputs of ${prefill.source === 'state' ? 'the execution you came from' : prefill.source}.`}
               {fromPrefill.unknown.length > 0 && ` Not used (the tool has no such input): ${fromPrefill.unknown.join(', ')}.`}
             </Alert>
           )}

@@ -1,5 +1,5 @@
 import { Alert, Anchor, Badge, Breadcrumbs, Group, Paper, Select, Stack, Text, Title } from '@mantine/core';
-import { useEffect, useMemo } from 'react';
+import { useEffect, useMemo, useRef } from 'react';
 import { Link, useLocation, useNavigate, useParams, useSearchParams } from 'react-router';
 import { ErrorState, LoadingState } from '../../ui/states';
 import { useProjectRows } from '../projects/hooks';
@@ -7,7 +7,7 @@ import { levelAtLeast } from '../projects/project-rules';
 import { isExecutableAllowed } from '../../lib/allowed-executables';
 import { allowedAppVersions, selectAppVersion } from './allowed';
 import { useAppVersions, useEarlierRun, useRunnerProject, useRunnerTool, type RunnerTool, toolClassOf } from './hooks';
-import { type Prefill, prefillFromState } from './prefill';
+import { type Prefill, prefillFromState, type RunnerDraft, VERSION_SWITCH_SOURCE, versionSwitchState } from './prefill';
 import { RunnerForm } from './RunnerForm';
 
 /**
@@ -32,17 +32,23 @@ export function ToolRunnerPage() {
   const versions = useAppVersions(cls === 'app' ? tool.data?.name : undefined);
   const projects = useProjectRows();
 
+  // What the form holds, carried along when the user picks another version (the form is rebuilt for it).
+  const draftRef = useRef<RunnerDraft | undefined>(undefined);
   const stateFill = useMemo(() => prefillFromState(location.state), [location.state]);
-  const prefill: Prefill | undefined = earlier.data
-    ? {
-        source: earlier.data.id,
-        runInput: earlier.data.runInput,
-        name: earlier.data.name,
-        folder: earlier.data.folder,
-        tags: earlier.data.tags,
-        project: earlier.data.project,
-      }
-    : stateFill;
+  // The form carried from another version comes first: it already started from any earlier run.
+  const prefill: Prefill | undefined =
+    stateFill?.source === VERSION_SWITCH_SOURCE
+      ? stateFill
+      : earlier.data
+        ? {
+            source: earlier.data.id,
+            runInput: earlier.data.runInput,
+            name: earlier.data.name,
+            folder: earlier.data.folder,
+            tags: earlier.data.tags,
+            project: earlier.data.project,
+          }
+        : stateFill;
 
   // The output project: the route's, else the earlier run's, else the tool's own, else the first the user can run in.
   const runnable = (projects.data ?? []).filter((row) => levelAtLeast(row.level, 'CONTRIBUTE'));
@@ -109,7 +115,7 @@ export function ToolRunnerPage() {
                 w={220}
                 data={offered.map((v) => ({ value: v.id, label: v.version }))}
                 value={tool.data.id}
-                onChange={(id) => id && navigate(versionPath(id), { state: location.state })}
+                onChange={(id) => id && id !== tool.data.id && navigate(versionPath(id), { state: versionSwitchState(location.state, draftRef.current) })}
                 allowDeselect={false}
                 aria-label="Version"
               />
@@ -142,6 +148,7 @@ export function ToolRunnerPage() {
               projectsLoading={projects.isPending}
               onProjectChange={setOutputProject}
               toolAllowed={toolAllowed}
+              draftRef={draftRef}
             />
           )}
         </>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { executionPath, prefillFromState, runnerPath } from './prefill';
+import { executionPath, prefillFromState, runnerPath, VERSION_SWITCH_SOURCE, versionSwitchState } from './prefill';
 
 describe('inputs handed to the runner', () => {
   it('reads navigation state with a runInput, ignoring anything else', () => {
@@ -22,5 +22,13 @@ describe('inputs handed to the runner', () => {
     expect(runnerPath('workflow-1', { project: 'project-1', from: 'analysis-2' })).toBe('/panx/projects/project-1/run/workflow-1?from=analysis-2');
     expect(executionPath('project-1', 'job-3')).toBe('/panx/projects/project-1/monitor/job/job-3');
     expect(executionPath('project-1', 'analysis-4')).toBe('/panx/projects/project-1/monitor/analysis/analysis-4');
+  });
+
+  it('carries the form to another version, dropping the notice of an automatic switch', () => {
+    const draft = { runInput: { reads: 'x' }, name: 'mine', folder: '/out', tags: ['t'] };
+    const state = versionSwitchState({ switchedFrom: '2.0.0', project: 'project-1', runInput: { old: 1 } }, draft);
+    expect(state).toEqual({ project: 'project-1', runInput: { reads: 'x' }, name: 'mine', folder: '/out', tags: ['t'], source: VERSION_SWITCH_SOURCE });
+    expect(prefillFromState(state)).toMatchObject({ source: VERSION_SWITCH_SOURCE, runInput: { reads: 'x' }, name: 'mine', folder: '/out', tags: ['t'] });
+    expect(versionSwitchState({ switchedFrom: '2.0.0', project: 'project-1' }, undefined)).toEqual({ project: 'project-1' });
   });
 });

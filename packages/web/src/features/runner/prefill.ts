@@ -36,6 +36,26 @@ export function prefillFromState(state: unknown): Prefill | undefined {
   };
 }
 
+/** The `source` of inputs carried over from the same tool's form at another version. */
+export const VERSION_SWITCH_SOURCE = 'version-switch';
+
+/** What the form holds, carried to another version of the tool so that nothing typed is lost. */
+export interface RunnerDraft {
+  runInput: Record<string, unknown>;
+  name: string;
+  folder: string;
+  tags: string[];
+}
+
+/**
+ * The navigation state for switching to another version: the page's state with the form's inputs and
+ * settings (read back by prefillFromState), without the notice of an earlier automatic switch.
+ */
+export function versionSwitchState(current: unknown, draft: RunnerDraft | undefined): Record<string, unknown> {
+  const { switchedFrom: _notice, ...kept } = isRecord(current) ? current : {};
+  return draft ? { ...kept, ...draft, source: VERSION_SWITCH_SOURCE } : kept;
+}
+
 /** The runner's path for a tool, with the inputs of an earlier execution (what "re-run" links to). */
 export function runnerPath(toolId: string, options: { project?: string; from?: string } = {}): string {
   const base = options.project ? `/panx/projects/${options.project}/run/${toolId}` : `/panx/tools/run/${toolId}`;
