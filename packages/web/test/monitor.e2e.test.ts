@@ -412,6 +412,9 @@ part() { echo never; }`,
     const page = await browser.signedInPage(bob, monitor());
     await expect.poll(() => page.getByTestId('view-only').innerText()).toContain('VIEW access');
     await expect.poll(() => listRow(page, running).isVisible()).toBe(true);
+    // Toggles only where there are subjobs, even beside a job with 1,000 of them.
+    await expect.poll(() => page.getByRole('button', { name: 'Expand subjobs of Fan out a thousand' }).count()).toBe(1);
+    await expect.poll(() => page.getByRole('button', { name: 'Expand subjobs of Long sleep' }).count()).toBe(0);
     await page.getByRole('checkbox', { name: 'Select Long sleep' }).check();
     expect(await page.getByTestId('terminate-selected').isDisabled()).toBe(true);
     await page.getByTestId('terminate-selected').hover({ force: true });

@@ -116,18 +116,28 @@ export function useChildren(parents: readonly ExecutionRow[]) {
 }
 
 /**
- * Which of these jobs have subjobs (so that the list offers a toggle only where there is a tree):
- * one findExecutions by parent job. Undefined while loading, or when the answer was cut short (then
- * every job keeps its toggle).
+ * Which of these jobs have subjobs (so that the list offers a toggle only where there is a tree): pages
+ * of findExecutions by parent job, each asking only about the jobs not yet known to have some (so a job
+ * with thousands of subjobs cannot hide the others). Undefined while loading, or when five pages did not
+ * settle it (then every job keeps its toggle).
  */
 export function useJobsWithSubjobs(jobIds: readonly string[]) {
   return useQuery({
     queryKey: [...executionsKey, 'with-subjobs', jobIds],
     enabled: jobIds.length > 0,
     queryFn: async () => {
-      const page = await api().call('system/findExecutions', { parentJob: [...jobIds], describe: { fields: { parentJob: true } }, limit: 1000 });
-      if (page.next !== null && page.next !== undefined) return undefined;
-      return new Set(page.results.map((result) => toExecutionRow(result.id, result.describe).parentJob).filter((id): id is string => id !== undefined));
+      const parents = new Set<string>();
+      for (let round = 0; round < 5; round++) {
+        const unknown = jobIds.filter((id) => !parents.has(id));
+        if (!unknown.length) return parents;
+        const page = await api().call('system/findExecutions', { parentJob: unknown, describe: { fields: { parentJob: true } }, limit: 1000 });
+        for (const result of page.results) {
+          const parent = toExecutionRow(result.id, result.describe).parentJob;
+          if (parent) parents.add(parent);
+        }
+        if (page.next === null || page.next === undefined) return parents;
+      }
+      return undefined;
     },
     refetchInterval: EXECUTIONS_LIST_REFRESH_MS,
     placeholderData: (previous) => previous,
