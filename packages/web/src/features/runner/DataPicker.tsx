@@ -131,22 +131,12 @@ function PickerBody({ onClose, onPick, objectClass, patterns = [], multiple, ini
       <ScrollArea h={340} type="auto" offsetScrollbars>
         {!project ? (
           projects.isPending ? (
-            <Group justify="center" py="xl">
-              <Loader size="sm" />
-              <Text size="sm" c="dimmed">
-                Loading your projects…
-              </Text>
-            </Group>
+            <Waiting label="Loading your projects…" />
           ) : projects.isError ? null : (
             <EmptyState title="No projects">You have no project to pick from: create one or ask to be invited to one.</EmptyState>
           )
         ) : listing.isPending ? (
-          <Group justify="center" py="xl">
-            <Loader size="sm" />
-            <Text size="sm" c="dimmed">
-              Loading the folder…
-            </Text>
-          </Group>
+          <Waiting label="Loading the folder…" />
         ) : listing.isError ? (
           <ErrorState error={listing.error} onRetry={() => void listing.refetch()} title="Could not list this folder" />
         ) : (
@@ -249,5 +239,16 @@ function PickerBody({ onClose, onPick, objectClass, patterns = [], multiple, ini
         </Button>
       </Group>
     </Stack>
+  );
+}
+
+function Waiting({ label }: { label: string }) {
+  return (
+    <Group justify="center" py="xl" role="status">
+      <Loader size="sm" />
+      <Text size="sm" c="dimmed">
+        {label}
+      </Text>
+    </Group>
   );
 }
