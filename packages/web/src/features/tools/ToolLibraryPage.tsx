@@ -54,10 +54,12 @@ export function ToolLibraryPage() {
   const { config, language } = useRuntime();
   const catalog = useToolCatalog();
   const user = useCurrentUser();
-  const favourites = favouriteToolKeys(user.data?.sessionData);
-  const toggle = useToggleToolFavourite(user.data?.sessionData);
+  const sessionData = user.data?.sessionData;
+  // Memoised, so that the filtered and grouped lists below are not recomputed at every render.
+  const favourites = useMemo(() => favouriteToolKeys(sessionData), [sessionData]);
+  const toggle = useToggleToolFavourite(sessionData);
   const [search, setSearch] = useSearchParams();
-  const filters = filtersFromSearch(search);
+  const filters = useMemo(() => filtersFromSearch(search), [search]);
   // `?project=…`: choosing a tool to run in that project (its allowed executables apply, Run goes to the project's runner).
   const project = search.get('project') || undefined;
   const allowed = useAllowedExecutables(project);
