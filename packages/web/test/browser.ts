@@ -12,7 +12,8 @@ import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import type { TestPlatform } from '../../server/test/harness.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-export const webDir = path.resolve(here, '..', 'dist');
+/** The web build the suites serve: packages/web/dist, or PANX_E2E_WEB_DIR (iterating on a build of one's own). */
+export const webDir = process.env.PANX_E2E_WEB_DIR ?? path.resolve(here, '..', 'dist');
 export const shotsDir = path.resolve(here, '..', 'test-results', 'screenshots');
 export const CHROMIUM = process.env.PANX_CHROMIUM ?? '/usr/bin/chromium';
 /** Browser suites run when Chromium and a built web app are present (CI requires both: PANX_E2E_REQUIRED=1). */
@@ -53,7 +54,15 @@ export async function launchBrowser(server: TestPlatform, name: string): Promise
     headless: true,
     viewport: WIDE,
     acceptDownloads: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   const problems: string[] = [];
   return {

@@ -14,17 +14,13 @@ import { newApplet, waitForJob } from '../../server/test/engine-helpers.js';
 import { startTestPlatform, type TestPlatform } from '../../server/test/harness.js';
 import { type Account, type Browser, browserAvailable, CHROMIUM, createAccount, launchBrowser, shoot, shotsDir, webDir } from './browser.js';
 
-/** PANX_E2E_WEB_DIR serves another build of the app (for iterating without touching the shared dist/). */
-const dist = process.env.PANX_E2E_WEB_DIR ?? webDir;
-const available = browserAvailable || (fs.existsSync(CHROMIUM) && fs.existsSync(path.join(dist, 'index.html')));
-
-it.runIf(!available && process.env.PANX_E2E_REQUIRED === '1')('has Chromium and the built web app for the log end-to-end suite', () => {
-  expect({ chromium: fs.existsSync(CHROMIUM), webBuild: fs.existsSync(path.join(dist, 'index.html')) }).toEqual({ chromium: true, webBuild: true });
+it.runIf(!browserAvailable && process.env.PANX_E2E_REQUIRED === '1')('has Chromium and the built web app for the log end-to-end suite', () => {
+  expect({ chromium: fs.existsSync(CHROMIUM), webBuild: fs.existsSync(path.join(webDir, 'index.html')) }).toEqual({ chromium: true, webBuild: true });
 });
 
 const TICKS = 80;
 
-describe.skipIf(!available)('the live job log in Chromium', { timeout: 180_000 }, () => {
+describe.skipIf(!browserAvailable)('the live job log in Chromium', { timeout: 180_000 }, () => {
   let server: TestPlatform;
   let browser: Browser;
   let alice: Account;
@@ -34,7 +30,7 @@ describe.skipIf(!available)('the live job log in Chromium', { timeout: 180_000 }
   let gate: string;
 
   beforeAll(async () => {
-    server = await startTestPlatform(undefined, { webDir: dist, engine: { tickMs: 100 } });
+    server = await startTestPlatform(undefined, { webDir, engine: { tickMs: 100 } });
     scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'panx-monitor-log-'));
     gate = path.join(scratch, 'gate');
     alice = await createAccount(server, 'logreader');

@@ -59,15 +59,11 @@ async function waitForJob(client: PanxClient, id: string, states = ['done', 'fai
   }
 }
 
-/** PANX_E2E_WEB_DIR serves another build of the app (for iterating without touching the shared dist/). */
-const dist = process.env.PANX_E2E_WEB_DIR ?? webDir;
-const available = browserAvailable || (fs.existsSync(CHROMIUM) && fs.existsSync(path.join(dist, 'index.html')));
-
-it.runIf(!available && process.env.PANX_E2E_REQUIRED === '1')('has Chromium and the built web app for the monitor end-to-end suite', () => {
-  expect({ chromium: fs.existsSync(CHROMIUM), webBuild: fs.existsSync(path.join(dist, 'index.html')) }).toEqual({ chromium: true, webBuild: true });
+it.runIf(!browserAvailable && process.env.PANX_E2E_REQUIRED === '1')('has Chromium and the built web app for the monitor end-to-end suite', () => {
+  expect({ chromium: fs.existsSync(CHROMIUM), webBuild: fs.existsSync(path.join(webDir, 'index.html')) }).toEqual({ chromium: true, webBuild: true });
 });
 
-describe.skipIf(!available)('executions list and details in Chromium', { timeout: 120_000 }, () => {
+describe.skipIf(!browserAvailable)('executions list and details in Chromium', { timeout: 120_000 }, () => {
   let server: TestPlatform;
   let browser: Browser;
   let alice: Account;
@@ -100,7 +96,7 @@ describe.skipIf(!available)('executions list and details in Chromium', { timeout
     // Room for several jobs at once (the host may have two cores; each job asks for two).
     // (The harness parses `engine` with the configuration schema, defaults filled in; its type names the parsed shape.)
     const engine = { tickMs: 100, local: { cores: 16, memoryMB: 64_000 } } as unknown as NonNullable<Parameters<typeof startTestPlatform>[1]>['engine'];
-    server = await startTestPlatform(undefined, { webDir: dist, engine });
+    server = await startTestPlatform(undefined, { webDir, engine });
     scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'panx-monitor-'));
     alice = await createAccount(server, 'alice');
     bob = await createAccount(server, 'bob');

@@ -12,10 +12,6 @@ import { bootstrap } from '../../server/src/bootstrap.js';
 import { startTestPlatform, type TestPlatform } from '../../server/test/harness.js';
 import { type Account, type Browser, browserAvailable, CHROMIUM, createAccount, launchBrowser, shoot, webDir } from './browser.js';
 
-/** PANX_E2E_WEB_DIR serves another build of the app (for iterating without touching the shared dist/). */
-const dist = process.env.PANX_E2E_WEB_DIR ?? webDir;
-const available = browserAvailable || (fs.existsSync(CHROMIUM) && fs.existsSync(path.join(dist, 'index.html')));
-
 const TOOL_CATEGORIES = ['Read Mapping', 'Variation Calling', 'Quality Control'];
 
 const QC_DESCRIPTION = `## How it works
@@ -33,11 +29,11 @@ qc_report --in reads.fq.gz
 
 See [the project site](https://example.org/qc).`;
 
-it.runIf(!available && process.env.PANX_E2E_REQUIRED === '1')('has Chromium and the built web app for the tools end-to-end suite', () => {
-  expect({ chromium: fs.existsSync(CHROMIUM), webBuild: fs.existsSync(path.join(dist, 'index.html')) }).toEqual({ chromium: true, webBuild: true });
+it.runIf(!browserAvailable && process.env.PANX_E2E_REQUIRED === '1')('has Chromium and the built web app for the tools end-to-end suite', () => {
+  expect({ chromium: fs.existsSync(CHROMIUM), webBuild: fs.existsSync(path.join(webDir, 'index.html')) }).toEqual({ chromium: true, webBuild: true });
 });
 
-describe.skipIf(!available)('tool library, details and selector in Chromium', { timeout: 120_000 }, () => {
+describe.skipIf(!browserAvailable)('tool library, details and selector in Chromium', { timeout: 120_000 }, () => {
   let server: TestPlatform;
   let browser: Browser;
   let alice: Account;
@@ -49,7 +45,7 @@ describe.skipIf(!available)('tool library, details and selector in Chromium', { 
   let germline: string;
 
   beforeAll(async () => {
-    server = await startTestPlatform(undefined, { webDir: dist, ui: { toolCategories: TOOL_CATEGORIES }, engine: { tickMs: 100 } });
+    server = await startTestPlatform(undefined, { webDir, ui: { toolCategories: TOOL_CATEGORIES }, engine: { tickMs: 100 } });
     // The first start with the demo project: the bundled apps (published, PUBLIC) and the germline workflow.
     await bootstrap({ ...server.platform, config: { ...server.platform.config, createDemoProject: true } });
     const demo = (await server.admin.call('system/findProjects', { name: 'Demo project' })).results[0]?.id as string;

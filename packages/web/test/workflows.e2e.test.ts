@@ -15,12 +15,8 @@ import { newApplet } from '../../server/test/engine-helpers.js';
 import { startTestPlatform, type TestPlatform } from '../../server/test/harness.js';
 import { type Account, type Browser, browserAvailable, CHROMIUM, createAccount, launchBrowser, shoot, webDir } from './browser.js';
 
-/** PANX_E2E_WEB_DIR serves another build of the app (for iterating without touching the shared dist/). */
-const dist = process.env.PANX_E2E_WEB_DIR ?? webDir;
-const available = browserAvailable || (fs.existsSync(CHROMIUM) && fs.existsSync(path.join(dist, 'index.html')));
-
-it.runIf(!available && process.env.PANX_E2E_REQUIRED === '1')('has Chromium and the built web app for the workflows end-to-end suite', () => {
-  expect({ chromium: fs.existsSync(CHROMIUM), webBuild: fs.existsSync(path.join(dist, 'index.html')) }).toEqual({ chromium: true, webBuild: true });
+it.runIf(!browserAvailable && process.env.PANX_E2E_REQUIRED === '1')('has Chromium and the built web app for the workflows end-to-end suite', () => {
+  expect({ chromium: fs.existsSync(CHROMIUM), webBuild: fs.existsSync(path.join(webDir, 'index.html')) }).toEqual({ chromium: true, webBuild: true });
 });
 
 interface StageDescribe {
@@ -31,7 +27,7 @@ interface StageDescribe {
   input: Record<string, unknown>;
 }
 
-describe.skipIf(!available)('workflow editor and importer in Chromium', { timeout: 180_000 }, () => {
+describe.skipIf(!browserAvailable)('workflow editor and importer in Chromium', { timeout: 180_000 }, () => {
   let server: TestPlatform;
   let browser: Browser;
   let alice: Account;
@@ -43,7 +39,7 @@ describe.skipIf(!available)('workflow editor and importer in Chromium', { timeou
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'panx-wf-e2e-'));
 
   beforeAll(async () => {
-    server = await startTestPlatform(undefined, { webDir: dist, engine: { tickMs: 100 } });
+    server = await startTestPlatform(undefined, { webDir, engine: { tickMs: 100 } });
     alice = await createAccount(server, 'alice');
     bob = await createAccount(server, 'bob');
     project = (await alice.client.call('project/new', { name: 'Workflow lab' })).id;
