@@ -4,6 +4,14 @@ import { DEFAULT_UPLOAD_LIMITS, parseResumeRecords, partsToResume, planDrop, pla
 const MiB = 1024 * 1024;
 
 describe('upload planner (SPEC §9)', () => {
+  it('gives large files larger parts (about 32, at most 64 MiB each) and keeps 10 MiB for small ones', () => {
+    expect(planUpload(100 * MiB).partSize).toBe(10 * MiB);
+    expect(planUpload(512 * MiB).partSize).toBe(16 * MiB);
+    expect(planUpload(1024 * MiB).partSize).toBe(32 * MiB);
+    expect(planUpload(1024 * MiB).parts).toHaveLength(32);
+    expect(planUpload(100 * 1024 * MiB).partSize).toBe(64 * MiB);
+  });
+
   it('cuts files into 10 MiB parts, the last one shorter', () => {
     const plan = planUpload(25 * MiB + 3);
     expect(plan.partSize).toBe(10 * MiB);
