@@ -59,8 +59,9 @@ describe.each(['inline', 'process'] as const)('the local executor with runner: %
     const system = log.filter((line) => line.source === 'SYSTEM').map((line) => line.msg);
     expect(system).toContain('Running main (bash)');
     expect(system).toContain('main finished');
-    // The try's directory is removed once the job has ended.
-    expect(fs.existsSync(path.join(t.platform.config.engine.workDir ?? path.join(t.platform.config.dataDir, 'jobs'), id, 'try-0'))).toBe(false);
+    // The try's directory is removed once the job has ended (clean-up follows the state change).
+    const tryDir = path.join(t.platform.config.engine.workDir ?? path.join(t.platform.config.dataDir, 'jobs'), id, 'try-0');
+    await expect.poll(() => fs.existsSync(tryDir), { timeout: 10_000 }).toBe(false);
   });
 
   it('fails with the type and message of job_error.json, and with the exit code otherwise', async () => {
