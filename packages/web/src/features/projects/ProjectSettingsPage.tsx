@@ -54,7 +54,9 @@ export function ProjectSettingsPage() {
       </>
     );
   }
-  return <Settings key={String(project.data.modified)} id={id} project={project.data} orgs={orgs.data ?? []} language={language} />;
+  // Keyed by the project only: a refetch after one section's save must not remount the form and wipe
+  // what the user is typing in another section.
+  return <Settings key={id} id={id} project={project.data} orgs={orgs.data ?? []} language={language} />;
 }
 
 function Section({ title, children, description }: { title: string; description?: string; children: ReactNode }) {
