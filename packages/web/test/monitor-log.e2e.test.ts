@@ -110,7 +110,8 @@ describe.skipIf(!browserAvailable)('the live job log in Chromium', { timeout: 18
 
     // Line numbers: the last row shown (follow mode) is the last line of the log.
     const lastShown = page.locator('[data-line]').last();
-    expect(await lastShown.getAttribute('data-line')).toBe(String(server_log.length));
+    // (follow scrolls on the next frames after the last line arrives: wait for it rather than read once)
+    await expect.poll(() => lastShown.getAttribute('data-line'), { timeout: 10_000 }).toBe(String(server_log.length));
     await expect.poll(() => lastShown.locator('span').first().textContent()).toBe(String(server_log.length));
     await shoot(page, 'monitor-log-complete');
     await page.close();
