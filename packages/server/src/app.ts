@@ -113,10 +113,11 @@ function signingSecret(config: ResolvedConfig): string {
   return fs.readFileSync(file, 'utf8').trim();
 }
 
-async function openBlobStore(config: ResolvedConfig): Promise<BlobStore> {
+async function openBlobStore(config: ResolvedConfig, log: Logger): Promise<BlobStore> {
   if (!config.s3) return new FsBlobStore(config.blobDir);
   const store = new S3BlobStore(config.s3);
-  await store.ensureBucket(new URL(config.publicUrl).origin);
+  const problem = await store.ensureBucket(new URL(config.publicUrl).origin);
+  if (problem) log.warn({ bucket: config.s3.bucket }, problem);
   return store;
 }
 
@@ -130,7 +131,7 @@ export async function createPlatform(config: ResolvedConfig, log: Logger = creat
   const applied = await migrate(database);
   if (applied.length) log.info({ migrations: applied }, 'database migrated');
   const stores = new Stores(database.db, database.dialect);
-  const blobs = await openBlobStore(config);
+  const blobs = await openBlobStore(config, log);
 
   // Called by services after commits that orphan blobs; `files` exists by the time any request runs.
   const onObjectsDeleted = () => void files.collectGarbage();

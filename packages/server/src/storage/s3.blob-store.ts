@@ -81,17 +81,23 @@ export class S3BlobStore implements BlobStore {
    * bucket without a CORS configuration gets one allowing GET and HEAD from `webOrigin`; an existing
    * configuration is the operator's and is left alone.
    */
-  async ensureBucket(webOrigin?: string): Promise<void> {
+  async ensureBucket(webOrigin?: string): Promise<string | undefined> {
     try {
       await this.client.send(new HeadBucketCommand({ Bucket: this.options.bucket }));
     } catch {
       await this.client.send(new CreateBucketCommand({ Bucket: this.options.bucket }));
     }
-    if (this.options.downloadMode !== 'presigned' || !webOrigin) return;
+    if (this.options.downloadMode !== 'presigned' || !webOrigin) return undefined;
+    // Credentials without the CORS permissions must not stop the server: the problem is returned for the log.
     try {
       await this.client.send(new GetBucketCorsCommand({ Bucket: this.options.bucket }));
+      return undefined;
     } catch (error) {
-      if (errorName(error) !== 'NoSuchCORSConfiguration' && httpStatus(error) !== 404) throw error;
+      if (errorName(error) !== 'NoSuchCORSConfiguration' && httpStatus(error) !== 404) {
+        return `could not read the bucket's CORS configuration (browsers may not read presigned URLs): ${String(error)}`;
+      }
+    }
+    try {
       await this.client.send(
         new PutBucketCorsCommand({
           Bucket: this.options.bucket,
@@ -108,6 +114,9 @@ export class S3BlobStore implements BlobStore {
           },
         }),
       );
+      return undefined;
+    } catch (error) {
+      return `could not set the bucket's CORS rule (browsers may not read presigned URLs): ${String(error)}`;
     }
   }
 
