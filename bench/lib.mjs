@@ -244,6 +244,14 @@ export async function apiCall(url, token, route, body = {}) {
   return result.body;
 }
 
+/** A non-admin user signed in with a password (the browser benches sign in as it): its name, password, token and a `call(route, body)`. */
+export async function benchUser(server, username = 'benchuser') {
+  const password = 'bench-user-password';
+  await server.call('user/new', { username, email: `${username}@example.org`, first: 'Bench', last: 'User', password });
+  const { access_token: token } = await apiCall(server.url, undefined, 'system/newAuthToken', { username, password });
+  return { username, password, token, call: (route, body = {}) => apiCall(server.url, token, route, body) };
+}
+
 /** Uploads `bytes` as a one-part closed file and waits until it is closed; answers the file id. */
 export async function uploadSmallFile(server, { project, folder = '/', name, bytes }) {
   const { id } = await server.call('file/new', { project, folder, name, parents: true });

@@ -20,7 +20,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { build, fmt, parseArgs, printMachine, printTable, ROOT, saveResults, sleep, startPanx } from './lib.mjs';
+import { benchUser, build, fmt, parseArgs, printMachine, printTable, ROOT, saveResults, sleep, startPanx } from './lib.mjs';
 
 const args = parseArgs();
 const SUBJOBS = Number(args.subjobs ?? 1000);
@@ -61,24 +61,7 @@ const server = await startPanx({
 });
 let browser;
 try {
-  const password = 'bench-user-password';
-  await server.call('user/new', { username: 'benchuser', email: 'bench@example.org', first: 'Bench', last: 'User', password });
-  const login = await fetch(`${server.url}/system/newAuthToken`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ username: 'benchuser', password }),
-  }).then((response) => response.json());
-  const token = login.access_token;
-  const call = async (route, body) => {
-    const response = await fetch(`${server.url}/${route}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-      body: JSON.stringify(body),
-    });
-    const json = await response.json();
-    if (!response.ok) throw new Error(`${route}: ${JSON.stringify(json)}`);
-    return json;
-  };
+  const { password, token, call } = await benchUser(server);
   const waitFor = async (id, states, timeoutMs = 120_000) => {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
