@@ -2,7 +2,8 @@
 // apps/workflows/germline_variants.json on the synthetic demo data through the engine (SQLite, local
 // executor: four stage jobs, each downloading its inputs and uploading its outputs) and, alternating
 // with it, the same fastp / bwa / samtools / bcftools commands in one bash script on local copies of
-// the same files. Run by hand: `node bench/germline.mjs [--runs=3] [--no-build]`; needs the bio tools
+// the same files. Run by hand: `node bench/germline.mjs [--runs=3] [--no-build] [--processes=N]`
+// (`--processes`: PANX_PROCESSES for the server; 2 made no difference on 2 cores); needs the bio tools
 // on PATH (fastp, bwa, samtools, bcftools, bgzip, tabix).
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -96,7 +97,10 @@ fs.writeFileSync(path.join(scriptDir, 'reference', 'chrT.fa'), genome.referenceF
 fs.writeFileSync(path.join(scriptDir, 'reads', 'sample1_R1.fastq.gz'), genome.reads1FastqGz);
 fs.writeFileSync(path.join(scriptDir, 'reads', 'sample1_R2.fastq.gz'), genome.reads2FastqGz);
 
-const server = await startPanx({ dataDir, env: { PANX_ENGINE: 'true', PANX_DEMO_PROJECT: 'true' } });
+const server = await startPanx({
+  dataDir,
+  env: { PANX_ENGINE: 'true', PANX_DEMO_PROJECT: 'true', ...(args.processes ? { PANX_PROCESSES: String(args.processes) } : {}) },
+});
 try {
   const demo = (await server.call('system/findProjects', { name: 'Demo project' })).results[0]?.id;
   if (!demo) throw new Error('no demo project');
@@ -106,6 +110,9 @@ try {
   const engine = [];
   const bash = [];
   const stageMs = [];
+  // Where the engine's extra time goes: before the first stage runs, between stages (one done → the
+  // next running) and after the last, from the stage jobs' state transitions.
+  const gapMs = [];
   let lastBash = '';
   for (let i = 0; i < runs + 1; i++) {
     const started = performance.now();
@@ -121,14 +128,15 @@ try {
     if (i === 0) continue; // warm-up: page cache, bwa and fastp binaries
     engine.push(ms);
     bash.push(script.ms);
-    const { stages } = await server.call(`${id}/describe`, { fields: { stages: true } });
-    stageMs.push(
-      stages.map(({ execution }) => {
-        const transitions = execution.stateTransitions ?? [];
-        const at = (state) => transitions.find((step) => step.newState === state)?.setAt;
-        return (at('done') ?? 0) - (at('running') ?? 0);
-      }),
-    );
+    const { stages, created } = await server.call(`${id}/describe`, { fields: { stages: true, created: true } });
+    const times = stages.map(({ execution }) => {
+      const transitions = execution.stateTransitions ?? [];
+      const at = (state) => transitions.find((step) => step.newState === state)?.setAt ?? 0;
+      return { running: at('running'), done: at('done') };
+    });
+    stageMs.push(times.map((t) => t.done - t.running));
+    const ends = [created, ...times.map((t) => t.done)];
+    gapMs.push(times.map((t, index) => t.running - (ends[index] ?? 0)));
   }
   const e = summarize(engine);
   const b = summarize(bash);
@@ -143,7 +151,9 @@ try {
   );
   const perStage = [0, 1, 2, 3].map((index) => summarize(stageMs.map((row) => row[index] ?? 0)).median);
   console.log(`stage jobs, running → done, medians (ms): ${perStage.map((ms) => fmt(ms)).join(' / ')} (fastp / bwa_mem / sort / call)`);
-  saveResults('germline', { runs, engine: e, bash: b, ratio: e.median / b.median, perStageMs: perStage });
+  const gaps = [0, 1, 2, 3].map((index) => summarize(gapMs.map((row) => row[index] ?? 0)).median);
+  console.log(`before each stage runs (analysis created or the previous stage done → running), medians (ms): ${gaps.map((ms) => fmt(ms)).join(' / ')}`);
+  saveResults('germline', { runs, engine: e, bash: b, ratio: e.median / b.median, perStageMs: perStage, gapMs: gaps });
 } finally {
   await server.stop();
   fs.rmSync(dataDir, { recursive: true, force: true });

@@ -64,6 +64,39 @@ describe.each(['inline', 'process'] as const)('the local executor with runner: %
     await expect.poll(() => fs.existsSync(tryDir), { timeout: 10_000 }).toBe(false);
   });
 
+  it('serves the dx helpers from a helper host: they work with no Node on the PATH', async () => {
+    // Only bash and env are reachable: a helper that had to start Node would fail.
+    const applet = await newApplet(user.client, project, {
+      name: 'host',
+      inputSpec: [{ name: 'reads', class: 'file' }],
+      outputSpec: [
+        { name: 'copy', class: 'file' },
+        { name: 'count', class: 'int' },
+      ],
+      code: `main() {
+  test -n "$PANX_HELPER_PORT" && test -r "$PANX_HELPER_KEY_FILE" && test -z "\${PANX_HELPER_KEY:-}"
+  mkdir -p tools && ln -s "$(command -v env)" tools/env
+  local bins
+  bins=$(dirname "$(command -v dx-download-all-inputs)")
+  helper() { PATH="$bins:$HOME/tools" "$@"; }
+  helper dx-download-all-inputs
+  mkdir -p out/copy && cp "$reads_path" out/copy/copy.fq
+  helper dx-upload-all-outputs
+  local id count
+  id=$(echo "$reads" | sed 's/.*"\\(file-[^"]*\\)".*/\\1/')
+  count=$(helper dx cat "$id" | wc -c)
+  helper dx-jobutil-add-output count "$count" --class=int
+}`,
+    });
+    const reads = await uploadFile(user.client, project, [Buffer.from('@r\nACGT\n+\nIIII\n')], { name: 'host_R1.fq' });
+    const id = await run(applet, { reads: { $dnanexus_link: reads } });
+    const job = await waitForJob(user.client, id);
+    expect(job.state, JSON.stringify(await logOf(user.client, id))).toBe('done');
+    expect((job.output as { count: number }).count).toBe(15);
+    const copy = (job.output as { copy: { $dnanexus_link: string } }).copy.$dnanexus_link;
+    expect(await user.client.call('file-xxxx/describe', copy, { project })).toMatchObject({ name: 'copy.fq', size: 15, state: 'closed' });
+  });
+
   it('fails with the type and message of job_error.json, and with the exit code otherwise', async () => {
     const reported = await newApplet(user.client, project, {
       name: 'reports',

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { io } from './io.js';
 import os from 'node:os';
 import path from 'node:path';
 import { createClient, type PanxClient } from '@panx/client';
@@ -38,7 +39,7 @@ function savedEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
   }
 }
 
-export function readEnvironment(env: NodeJS.ProcessEnv = process.env): JobEnvironment {
+export function readEnvironment(env: NodeJS.ProcessEnv = io().env): JobEnvironment {
   const saved = env.DX_APISERVER_HOST && env.DX_SECURITY_CONTEXT ? {} : savedEnvironment(env);
   const get = (key: string): string | undefined => env[key] || saved[key] || undefined;
   const host = get('DX_APISERVER_HOST');
@@ -73,7 +74,7 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env): JobEnviro
 export function connect(environment: JobEnvironment, command: string): PanxClient {
   if (!environment.apiUrl) throw new ToolError('DX_APISERVER_HOST is not set: run this inside a Panx job, or set DX_APISERVER_* and DX_SECURITY_CONTEXT');
   if (!environment.token) throw new ToolError('DX_SECURITY_CONTEXT is not set: it holds the token the API calls are made with');
-  const retries = Number(process.env.DX_RETRIES ?? 6);
+  const retries = Number(io().env.DX_RETRIES ?? 6);
   return createClient({
     baseUrl: environment.apiUrl,
     token: environment.token,
@@ -93,6 +94,6 @@ export function requireContainer(environment: JobEnvironment): string {
 }
 
 /** The job's home (HOME), where job_input.json, job_output.json, in/ and out/ live. */
-export function homeDir(env: NodeJS.ProcessEnv = process.env): string {
+export function homeDir(env: NodeJS.ProcessEnv = io().env): string {
   return env.HOME || os.homedir();
 }

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { io, localPath } from './io.js';
 import { isApiError, type PanxClient } from '@panx/client';
 import type { JobEnvironment } from './environment.js';
 import { ToolError } from './errors.js';
@@ -26,7 +27,7 @@ function specFrom(value: unknown, kind: SpecKind, source: string): IoSpecItem[] 
 export function readSpecFile(file: string, kind: SpecKind): IoSpecItem[] | undefined {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(fs.readFileSync(file, 'utf8'));
+    parsed = JSON.parse(fs.readFileSync(localPath(file), 'utf8'));
   } catch (error) {
     throw new ToolError(`cannot read the ${kind} from ${file}: ${error instanceof Error ? error.message : String(error)}`);
   }
@@ -59,6 +60,6 @@ export async function executableSpec(
     );
     return specFrom(described, kind, executable);
   }
-  const dxapp = process.env.DX_TEST_DXAPP_JSON;
+  const dxapp = io().env.DX_TEST_DXAPP_JSON;
   return dxapp ? readSpecFile(dxapp, kind) : undefined;
 }

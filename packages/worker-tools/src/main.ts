@@ -1,5 +1,6 @@
 import { PanxApiError } from '@panx/client';
 import { ToolError } from './errors.js';
+import { io, type ToolIo, withIo } from './io.js';
 
 /**
  * The entry of every bin: loads only the module of the command it runs (start-up time is paid on
@@ -30,24 +31,34 @@ export function describeError(error: unknown): { message: string; exitCode: numb
   return { message: String(error), exitCode: 1 };
 }
 
+/** Runs one command with the given streams and environment; answers its exit code (never throws). */
+export async function runTool(command: string, argv: string[], toolIo: ToolIo): Promise<number> {
+  const load = COMMANDS[command];
+  if (!load) {
+    toolIo.stderr.write(`${command}: not a Panx worker tool (known: ${Object.keys(COMMANDS).join(', ')})\n`);
+    return 2;
+  }
+  return withIo(toolIo, async () => {
+    try {
+      const { run } = await load();
+      return (await run(argv)) ?? 0;
+    } catch (error) {
+      const { message, exitCode } = describeError(error);
+      toolIo.stderr.write(`${command}: ${message}\n`);
+      return exitCode;
+    }
+  });
+}
+
+/** The entry of a bin run as its own process. */
 export async function main(command: string, argv: string[] = process.argv.slice(2)): Promise<void> {
   // `dx ls | head`: a closed pipe ends the output, not in a stack trace.
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
     throw error;
   });
-  const load = COMMANDS[command];
-  if (!load) {
-    process.stderr.write(`${command}: not a Panx worker tool (known: ${Object.keys(COMMANDS).join(', ')})\n`);
-    process.exitCode = 2;
-    return;
-  }
-  try {
-    const { run } = await load();
-    process.exitCode = (await run(argv)) ?? 0;
-  } catch (error) {
-    const { message, exitCode } = describeError(error);
-    process.stderr.write(`${command}: ${message}\n`);
-    process.exitCode = exitCode;
-  }
+  process.exitCode = await runTool(command, argv, io());
 }
+
+/** The commands a job can run, for the helper host. */
+export const TOOL_NAMES: readonly string[] = Object.keys(COMMANDS);

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../../server/test/harness.js';
+import { type HelperHost, startHelperHost } from '../src/host.js';
 import { jobEnv, readJson, runTool, tempDir, toolOk } from './run-tool.js';
 
 /**
@@ -16,8 +17,11 @@ import { jobEnv, readJson, runTool, tempDir, toolOk } from './run-tool.js';
 const JOB = 'job-000000000000000000000JOB';
 const md5 = (text: string | Buffer) => createHash('md5').update(text).digest('hex');
 
-describe('worker tools in a simulated job', () => {
+// Every call runs twice over: each bin as a Node process of its own, and through a helper host
+// (src/host.ts) as jobs run them, where the host writes to the bin's own stdout and stderr.
+describe.each(['process', 'helper host'] as const)('worker tools in a simulated job (%s)', (mode) => {
   let t: TestPlatform;
+  let host: HelperHost | undefined;
   let workspace: string;
   let other: string;
   let home: string;
@@ -31,6 +35,11 @@ describe('worker tools in a simulated job', () => {
     other = (await t.admin.call('project/new', { name: 'launch project' })).id;
     home = tempDir('worker-tools-job-');
     env = jobEnv({ url: t.url, token: t.adminToken, home, job: JOB, workspace, project: other });
+    if (mode === 'helper host') {
+      host = await startHelperHost({ keyFile: path.join(home, '.host', 'helper.key') });
+      env.PANX_HELPER_PORT = String(host.port);
+      env.PANX_HELPER_KEY_FILE = host.keyFile ?? '';
+    }
     fs.mkdirSync(path.join(home, 'local'));
     for (const [name, text] of Object.entries({ 'a.txt': 'alpha\n', 'b.txt': 'bravo\n', 'c.txt': 'charlie\n', 'big.bin': 'x'.repeat(6 * 1024 * 1024 + 17) })) {
       fs.writeFileSync(path.join(home, 'local', name), text);
@@ -38,6 +47,7 @@ describe('worker tools in a simulated job', () => {
     ids = {};
   }, 60_000);
   afterAll(async () => {
+    await host?.close();
     await t?.close();
     if (home) fs.rmSync(home, { recursive: true, force: true });
   });
@@ -260,5 +270,10 @@ describe('worker tools in a simulated job', () => {
     expect(readJson(path.join(home, 'job_error.json'))).toEqual({
       error: { type: 'AppInternalError', message: 'key report is of class file but there are 2 files' },
     });
+  });
+
+  it.runIf(mode === 'helper host')('served the calls in the host, with no fallback to a process of their own', () => {
+    expect(host?.stats.served).toBeGreaterThan(20);
+    expect(host?.stats.fallbacks).toBe(0);
   });
 });

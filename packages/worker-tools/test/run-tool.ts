@@ -35,26 +35,28 @@ export function jobEnv(options: { url?: string; token?: string; home: string; wo
 
 /**
  * Runs a bin as a child process, with only the given environment (plus PATH). It must be
- * asynchronous: the API server under test runs in this process and has to keep answering.
+ * asynchronous: the API server under test runs in this process and has to keep answering. Its stdout
+ * and stderr go to files opened for appending, as the executors give a job's script (a helper host
+ * can write to those; Node's own stdio pipes are sockets, which it cannot open).
  */
 export function runTool(name: string, args: string[], env: Record<string, string>, options: { cwd?: string; input?: string } = {}): Promise<ToolResult> {
-  return new Promise((resolve, reject) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'panx-tool-output-'));
+  const files = { stdout: path.join(dir, 'stdout'), stderr: path.join(dir, 'stderr') };
+  const stdout = fs.openSync(files.stdout, 'a');
+  const stderr = fs.openSync(files.stderr, 'a');
+  return new Promise<ToolResult>((resolve, reject) => {
     const child = spawn(path.join(BIN_DIR, name), args, {
       env: { PATH: `${BIN_DIR}:${path.dirname(process.execPath)}:/usr/bin:/bin`, ...env },
       cwd: options.cwd ?? env.HOME,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
+      stdio: ['pipe', stdout, stderr],
     });
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(options.input ?? '');
+    child.on('close', (code) => resolve({ code, stdout: fs.readFileSync(files.stdout, 'utf8'), stderr: fs.readFileSync(files.stderr, 'utf8') }));
+    child.stdin?.end(options.input ?? '');
+  }).finally(() => {
+    fs.closeSync(stdout);
+    fs.closeSync(stderr);
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 }
 

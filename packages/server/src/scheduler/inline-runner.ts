@@ -8,6 +8,7 @@ import { ownPrice } from '../modules/jobs/job-model.js';
 import type { JobRow } from '../modules/jobs/jobs.repository.js';
 import { Api, apiSource, type ExecutableDescription, type JobDescription, outcomeOf, prepareEntryPoint, RunnerError } from '../worker/runner-core.js';
 import type { ExitStatus, LaunchSpec } from './executors/executor.js';
+import type { HelperHostProcess } from './helper-host-process.js';
 
 /** Written into a try's directory when the server prepared it: the server, not a runner, records its outcome. */
 const MARKER = path.join('panx', 'inline.json');
@@ -34,6 +35,8 @@ export class InlineRunner {
     private readonly stores: Stores,
     private readonly engine: JobEngine,
     private readonly logs: JobLogsService,
+    /** Runs the dx helpers of the jobs prepared here, so that their calls do not start Node each. */
+    private readonly helperHost?: HelperHostProcess,
   ) {}
 
   /** Prepares the try's directory; answers the launch spec of its entry point (env and command replaced). */
@@ -53,7 +56,8 @@ export class InlineRunner {
       },
       say,
     };
-    const entry = await prepareEntryPoint({ job: described, executable, jobDir: spec.workDir, home, env: spec.env, source });
+    const helperHost = await this.helperHost?.reach(spec.env.PANX_WORKER_TOOLS_BIN);
+    const entry = await prepareEntryPoint({ job: described, executable, jobDir: spec.workDir, home, env: spec.env, source, helperHost });
     const marker: Marker = { home, function: job.function };
     await fs.promises.writeFile(path.join(spec.workDir, MARKER), JSON.stringify(marker));
     await say(`Running ${job.function} (${executable.runSpec.interpreter})`);

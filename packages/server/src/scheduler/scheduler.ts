@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { minLevel, type PermissionLevel } from '@panx/contract';
 import type { Logger } from 'pino';
 import type { Stores } from '../db/stores.js';
@@ -9,6 +10,7 @@ import { PROCESS_STATES } from '../modules/jobs/job-state.js';
 import type { JobRow } from '../modules/jobs/jobs.repository.js';
 import type { AccessService } from '../modules/projects/access.service.js';
 import type { ExecutionSink, Executor } from './executors/executor.js';
+import { HelperHostProcess } from './helper-host-process.js';
 import { InlineRunner } from './inline-runner.js';
 import { launchSpecFor, type RunnerSettings } from './launch-spec.js';
 
@@ -54,6 +56,7 @@ export class Scheduler implements ProcessControl {
   private readonly inline: InlineRunner;
   /** Whether new tries are prepared in this server (local executor) rather than by a runner process. */
   private readonly prepareInline: boolean;
+  private readonly helperHost: HelperHostProcess | undefined;
 
   constructor(
     private readonly stores: Stores,
@@ -65,8 +68,11 @@ export class Scheduler implements ProcessControl {
     private readonly settings: SchedulerSettings,
     private readonly log: Logger,
   ) {
-    this.inline = new InlineRunner(stores, engine, logs);
     this.prepareInline = settings.runner.inline ?? executor.kind === 'local';
+    // One key file per server: servers sharing a work root must not overwrite each other's key.
+    const keyFile = path.join(settings.runner.workRoot, `helper-host.${settings.serverId.replace(/[^A-Za-z0-9._-]/g, '_')}.key`);
+    this.helperHost = this.prepareInline ? new HelperHostProcess(keyFile, log) : undefined;
+    this.inline = new InlineRunner(stores, engine, logs, this.helperHost);
   }
 
   async start(): Promise<void> {
@@ -85,6 +91,7 @@ export class Scheduler implements ProcessControl {
     await this.idle;
     await Promise.allSettled(this.launching.values());
     await this.executor.detachAll();
+    await this.helperHost?.close();
   }
 
   kick(): void {

@@ -8,7 +8,8 @@
  * 2. unpacks the bundledDepends tarballs (into the job's own root, or `/` when configured);
  * 3. prepares HOME: job_input.json, dnanexus-job.json, in/, out/;
  * 4. runs the entry point: bash as `bash -e -c 'cd $HOME; . vars; . code; <function>'` with the
- *    input variables, python3 with dxpy's `run()` (a small stand-in when dxpy is not installed);
+ *    input variables, python3 with dxpy's `run()` (a small stand-in when dxpy is not installed),
+ *    with a helper host in this process serving the job's dx helper calls meanwhile;
  * 5. reads job_output.json or job_error.json and reports the outcome (`job-xxxx/reportOutcome`),
  *    retrying while the server is unreachable, so that a restart of the server loses nothing.
  *
@@ -31,6 +32,7 @@ import {
   RunnerError,
   type RunOutcome,
   SYSTEM,
+  startJobHelperHost,
 } from './runner-core.js';
 
 const REPORT_PATIENCE_MS = 15 * 60_000;
@@ -68,9 +70,14 @@ async function main(): Promise<number> {
     const executableId = job.applet ?? job.app;
     if (!executableId) throw new RunnerError('ExecutionError', `${jobId} names no applet or app`);
     const executable = await api.call<ExecutableDescription>(executableId, 'get', executableId.startsWith('applet-') ? { project: job.workspace } : {});
-    const entry = await prepareEntryPoint({ job, executable, jobDir, home, env, source: apiSource(api, job.workspace, say) });
-    say(`Running ${job.function} (${executable.runSpec.interpreter})`);
-    status = await spawnAndWait(entry.command, entry.args, entry.env, entry.cwd);
+    const host = await startJobHelperHost(env, jobDir);
+    try {
+      const entry = await prepareEntryPoint({ job, executable, jobDir, home, env, source: apiSource(api, job.workspace, say), helperHost: host });
+      say(`Running ${job.function} (${executable.runSpec.interpreter})`);
+      status = await spawnAndWait(entry.command, entry.args, entry.env, entry.cwd);
+    } finally {
+      await host?.close();
+    }
     result = outcomeOf(home, status);
     say(result.error ? `${job.function} failed: ${result.error.message}` : `${job.function} finished`);
   } catch (error) {

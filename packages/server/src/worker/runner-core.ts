@@ -201,6 +201,7 @@ interface WorkerToolsLibrary {
     options: { home: string; fileNames: Map<string, string>; environment?: Record<string, string | undefined>; onCollision?: (name: string) => void },
   ): { name: string; value: string }[];
   formatBashVars(vars: { name: string; value: string }[], options?: { export?: boolean }): string;
+  startHelperHost(options?: { key?: string; keyFile?: string }): Promise<{ port: number; keyFile: string | undefined; close(): Promise<void> }>;
 }
 
 const loadedTools = new Map<string, Promise<WorkerToolsLibrary>>();
@@ -219,6 +220,25 @@ function workerTools(bin: string | undefined): Promise<WorkerToolsLibrary> {
     loaded.catch(() => loadedTools.delete(entry));
   }
   return loaded;
+}
+
+/**
+ * A helper host for one job, inside the runner process (which waits for the job anyway): the job's
+ * dx helpers then cost a connection each instead of a Node start. Undefined when it cannot start (the
+ * helpers start Node themselves then).
+ */
+export async function startJobHelperHost(
+  env: Record<string, string | undefined>,
+  jobDir: string,
+): Promise<{ port: number; keyFile: string; close(): Promise<void> } | undefined> {
+  try {
+    const tools = await workerTools(env.PANX_WORKER_TOOLS_BIN);
+    const keyFile = path.join(jobDir, 'panx', 'helper.key');
+    const host = await tools.startHelperHost({ keyFile });
+    return { port: host.port, keyFile, close: () => host.close() };
+  } catch {
+    return undefined;
+  }
 }
 
 function pythonShimDir(): string {
@@ -244,6 +264,8 @@ export interface PrepareOptions {
   /** The environment of the runner (the worker variables); PANX_* variables are not passed on to the job. */
   env: Record<string, string | undefined>;
   source: RunnerSource;
+  /** A helper host serving this job's dx helpers (PANX_HELPER_PORT and PANX_HELPER_KEY_FILE; see @panx/worker-tools src/host.ts). */
+  helperHost?: { port: number; keyFile: string } | undefined;
 }
 
 /**
@@ -271,6 +293,10 @@ export async function prepareEntryPoint(options: PrepareOptions): Promise<EntryP
   const bins = [options.env.PANX_WORKER_TOOLS_BIN, ...(root && root !== '/' ? ['usr/local/bin', 'usr/bin', 'bin'].map((dir) => path.join(root, dir)) : [])];
   env.PATH = [...bins.filter((dir): dir is string => !!dir && fs.existsSync(dir)), options.env.PATH ?? '/usr/bin:/bin'].join(':');
   env.HOME = home;
+  if (options.helperHost) {
+    env.PANX_HELPER_PORT = String(options.helperHost.port);
+    env.PANX_HELPER_KEY_FILE = options.helperHost.keyFile;
+  }
   const interpreter = executable.runSpec.interpreter;
   if (interpreter === 'bash') {
     const tools = await workerTools(options.env.PANX_WORKER_TOOLS_BIN);

@@ -1,4 +1,5 @@
 import { parseArgs } from '../args.js';
+import { io } from '../io.js';
 import { homeDir } from '../environment.js';
 import { ToolError, UsageError } from '../errors.js';
 import { jobOutputPath } from '../job-files.js';
@@ -115,7 +116,7 @@ export async function run(argv: string[]): Promise<number> {
     { names: ['-o', '--output'], key: 'output', kind: 'value' },
   ]);
   if (args.flag('help')) {
-    process.stdout.write(USAGE);
+    io().stdout.write(USAGE);
     return 0;
   }
   if (args.positionals.length !== 2) throw new UsageError('usage: dx-jobutil-add-output [-h] [--class [CLASSNAME]] [--array] name value');

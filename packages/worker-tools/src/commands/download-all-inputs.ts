@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { io } from '../io.js';
 import os from 'node:os';
 import path from 'node:path';
 import { allOrFirstError, downloadFile, Limiter, silentProgress } from '@panx/client/transfer';
@@ -35,7 +36,7 @@ export async function run(argv: string[]): Promise<number> {
     { names: ['--sequential'], key: 'parallel', kind: 'flag', negates: true },
   ]);
   if (args.flag('help')) {
-    process.stdout.write(USAGE);
+    io().stdout.write(USAGE);
     return 0;
   }
   const environment = readEnvironment();
@@ -50,14 +51,14 @@ export async function run(argv: string[]): Promise<number> {
 
   const client = connect(environment, 'dx-download-all-inputs');
   const threads = args.flag('parallel') ? parallelDownloads() : 1;
-  if (args.flag('parallel')) process.stderr.write(`Downloading files using ${threads} threads\n`);
+  if (args.flag('parallel')) io().stderr.write(`Downloading files using ${threads} threads\n`);
   const limiter = new Limiter(threads);
   await allOrFirstError(
     files.map((file) =>
       limiter.run(async () => {
         const described = await describeInputFile(client, file, environment.defaultContainer);
         const target = path.join(idir, file.dir, unixFileName(described.name));
-        process.stdout.write(`downloading file: ${file.id} to filesystem: ${target}\n`);
+        io().stdout.write(`downloading file: ${file.id} to filesystem: ${target}\n`);
         await downloadFile(client, { id: file.id, project: described.project }, target, { overwrite: true, progress: silentProgress, described });
       }),
     ),

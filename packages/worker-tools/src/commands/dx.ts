@@ -1,4 +1,5 @@
 import { UsageError } from '../errors.js';
+import { io } from '../io.js';
 
 /**
  * `dx`, the subset of the DNAnexus CLI that applet scripts call most. Inside a job (DX_JOB_ID set)
@@ -34,7 +35,7 @@ Run "dx <command> -h" for the options of a command.
 export async function run(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command === undefined || command === '-h' || command === '--help' || command === 'help') {
-    process.stdout.write(USAGE);
+    io().stdout.write(USAGE);
     return command === undefined ? 2 : 0;
   }
   const load = SUBCOMMANDS[command];

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { io, localPath, readStdin } from '../io.js';
 import fs from 'node:fs';
 import { isApiError } from '@panx/client';
 import { parseArgs } from '../args.js';
@@ -131,7 +132,7 @@ async function buildInput(ctx: () => Context, specs: string[], json: string | un
     if (!isObject(parsed)) throw new ToolError(`Error while parsing input JSON${source}: not a JSON object`);
     Object.assign(input, parsed);
   };
-  if (jsonFile !== undefined) merge(fs.readFileSync(jsonFile === '-' ? 0 : jsonFile, 'utf8'), ` file ${jsonFile}`);
+  if (jsonFile !== undefined) merge(jsonFile === '-' ? await readStdin() : fs.readFileSync(localPath(jsonFile), 'utf8'), ` file ${jsonFile}`);
   if (json !== undefined) merge(json, '');
 
   // Without a spec every value is collected in a list; single values are unwrapped at the end.
@@ -219,7 +220,7 @@ export async function run(argv: string[]): Promise<number> {
     { names: ['--test'], key: 'test', kind: 'flag' },
   ]);
   if (args.flag('help')) {
-    process.stdout.write(USAGE);
+    io().stdout.write(USAGE);
     return 0;
   }
   if (args.positionals.length !== 1) throw new UsageError('usage: dx-jobutil-new-job [options] function (see --help)');
@@ -259,11 +260,11 @@ export async function run(argv: string[]): Promise<number> {
   }
   body.input = await buildInput(ctx, args.list('input'), args.value('inputJson'), args.value('inputJsonFile'));
   if (args.flag('test')) {
-    process.stdout.write(`${JSON.stringify(body)}\n`);
+    io().stdout.write(`${JSON.stringify(body)}\n`);
     return 0;
   }
   if (!environment.jobId) throw new ToolError('DX_JOB_ID is not set: new jobs can only be started from inside a job');
   const { id } = (await ctx().client.post('job', 'new', { ...body, nonce: newNonce() })) as { id: string };
-  process.stdout.write(`${id}\n`);
+  io().stdout.write(`${id}\n`);
   return 0;
 }

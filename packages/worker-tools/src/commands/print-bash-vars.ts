@@ -1,4 +1,5 @@
 import type { PanxClient } from '@panx/client';
+import { io } from '../io.js';
 import { parseArgs } from '../args.js';
 import { bashVarsFor, formatBashVars } from '../bash-vars.js';
 import { connect, readEnvironment } from '../environment.js';
@@ -20,7 +21,7 @@ export async function run(argv: string[]): Promise<number> {
     { names: ['--input-spec'], key: 'inputSpec', kind: 'value' },
   ]);
   if (args.flag('help')) {
-    process.stdout.write(USAGE);
+    io().stdout.write(USAGE);
     return 0;
   }
   const environment = readEnvironment();
@@ -35,9 +36,9 @@ export async function run(argv: string[]): Promise<number> {
   const vars = bashVarsFor(input, inputSpec, {
     home: environment.home,
     fileNames,
-    environment: process.env,
-    onCollision: (name) => process.stderr.write(`Creating environment variable (${name}) would cause a name collision\n`),
+    environment: io().env,
+    onCollision: (name) => io().stderr.write(`Creating environment variable (${name}) would cause a name collision\n`),
   });
-  process.stdout.write(formatBashVars(vars));
+  io().stdout.write(formatBashVars(vars));
   return 0;
 }

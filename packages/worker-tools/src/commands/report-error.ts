@@ -1,4 +1,5 @@
 import { parseArgs } from '../args.js';
+import { io } from '../io.js';
 import { homeDir } from '../environment.js';
 import { UsageError } from '../errors.js';
 import { writeFileAtomic } from '../file-lock.js';
@@ -15,7 +16,7 @@ errors, AppInternalError for unexpected application errors.
 export function run(argv: string[]): number {
   const args = parseArgs(argv, [{ names: ['-h', '--help'], key: 'help', kind: 'flag' }]);
   if (args.flag('help')) {
-    process.stdout.write(USAGE);
+    io().stdout.write(USAGE);
     return 0;
   }
   const [message, type = 'AppError', ...extra] = args.positionals;
@@ -23,6 +24,6 @@ export function run(argv: string[]): number {
   if (type !== 'AppError' && type !== 'AppInternalError')
     throw new UsageError(`argument type: invalid choice: '${type}' (choose from 'AppInternalError', 'AppError')`);
   writeFileAtomic(jobErrorPath(homeDir()), `${pythonJson({ error: { type, message } }, { indent: 4 })}\n`);
-  process.stderr.write('Exiting with nonzero exit code to report error\n');
+  io().stderr.write('Exiting with nonzero exit code to report error\n');
   return 1;
 }

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { io } from '../io.js';
 import path from 'node:path';
 import type { PanxClient } from '@panx/client';
 import { allOrFirstError, Limiter, MiB, silentProgress, type UploadShared, uploadFile } from '@panx/client/transfer';
@@ -85,7 +86,7 @@ function annotate(fields: Map<string, OutputField>, spec: IoSpecItem[], home: st
   for (const item of spec) {
     const field = fields.get(item.name);
     if (item.class === 'file' || item.class === 'array:file') {
-      if (!field) process.stderr.write(`Warning: output key ${item.name} not generated\n`);
+      if (!field) io().stderr.write(`Warning: output key ${item.name} not generated\n`);
       else check(item, field);
     } else if (item.optional) {
       if (field) check(item, field);
@@ -115,7 +116,7 @@ export async function run(argv: string[]): Promise<number> {
     { names: ['--output-spec'], key: 'outputSpec', kind: 'value' },
   ]);
   if (args.flag('help')) {
-    process.stdout.write(USAGE);
+    io().stdout.write(USAGE);
     return 0;
   }
   const environment = readEnvironment();
@@ -153,7 +154,7 @@ export async function run(argv: string[]): Promise<number> {
             { partSizeBytes: 16 * MiB, wait: true, properties: {} },
             shared,
           );
-          process.stdout.write(`uploaded file ${upload.local} -> ${upload.display}\n`);
+          io().stdout.write(`uploaded file ${upload.local} -> ${upload.display}\n`);
           return id;
         }),
       ),

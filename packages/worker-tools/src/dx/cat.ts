@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { io } from '../io.js';
 import { pipeline } from 'node:stream/promises';
 import { downloadUrl } from '@panx/client/transfer';
 import { ToolError, UsageError } from '../errors.js';
@@ -16,7 +17,7 @@ export async function catFile(ctx: Context, spec: string): Promise<void> {
   const { url, headers } = await downloadUrl(ctx.client, { id: object.id, project: object.project || undefined });
   const response = await fetch(url, { headers });
   if (!response.ok || !response.body) throw new ToolError(`GET of ${object.id} failed with HTTP ${response.status}: ${(await response.text()).slice(0, 300)}`);
-  await pipeline(Readable.fromWeb(response.body as import('node:stream/web').ReadableStream<Uint8Array>), process.stdout, { end: false });
+  await pipeline(Readable.fromWeb(response.body as import('node:stream/web').ReadableStream<Uint8Array>), io().stdout, { end: false });
 }
 
 export async function run(argv: string[]): Promise<number> {

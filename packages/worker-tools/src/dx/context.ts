@@ -1,4 +1,5 @@
 import { connect, readEnvironment } from '../environment.js';
+import { io } from '../io.js';
 import type { Context } from '../paths.js';
 
 /** The client and environment of a dx command. */
@@ -9,11 +10,11 @@ export function dxContext(command: string): Context {
 
 /** Prints JSON as dx --json does (indent 4). */
 export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 4)}\n`);
+  io().stdout.write(`${JSON.stringify(value, null, 4)}\n`);
 }
 
 export function helpRequested(argv: string[], usage: string): boolean {
   if (!argv.includes('-h') && !argv.includes('--help')) return false;
-  process.stdout.write(usage);
+  io().stdout.write(usage);
   return true;
 }

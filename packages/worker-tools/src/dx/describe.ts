@@ -1,4 +1,5 @@
 import { parseArgs } from '../args.js';
+import { io } from '../io.js';
 import { UsageError } from '../errors.js';
 import { DATA_OBJECT_ID, ENTITY_ID } from '../links.js';
 import { describeText } from '../format.js';
@@ -35,7 +36,7 @@ export async function run(argv: string[]): Promise<number> {
     described = await describeById(ctx, object.id, object.project, options);
   }
   if (args.flag('json')) printJson(described);
-  else if (args.flag('name')) process.stdout.write(`${String(described.name ?? '')}\n`);
-  else process.stdout.write(describeText(described));
+  else if (args.flag('name')) io().stdout.write(`${String(described.name ?? '')}\n`);
+  else io().stdout.write(describeText(described));
   return 0;
 }

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { localPath } from '../io.js';
 import path from 'node:path';
 import { allOrFirstError, downloadFile, Limiter, silentProgress } from '@panx/client/transfer';
 import { parseArgs } from '../args.js';
@@ -69,10 +70,10 @@ export async function run(argv: string[]): Promise<number> {
   }
 
   const jobs: { object: ObjectInfo; out: string }[] = [];
-  const isDir = (p: string) => fs.existsSync(p) && fs.statSync(p).isDirectory();
+  const isDir = (p: string) => fs.existsSync(localPath(p)) && fs.statSync(localPath(p)).isDirectory();
   if (single.length + trees.length > 1 || trees.length) {
     const dir = output ?? '.';
-    if (fs.existsSync(dir) && !isDir(dir)) throw new ToolError(`${dir} is not a folder: downloading several files needs one`);
+    if (fs.existsSync(localPath(dir)) && !isDir(dir)) throw new ToolError(`${dir} is not a folder: downloading several files needs one`);
     for (const object of single) jobs.push({ object, out: path.join(dir, object.name) });
     for (const tree of trees) {
       const base = path.join(dir, baseName(tree.root));
@@ -85,15 +86,15 @@ export async function run(argv: string[]): Promise<number> {
   }
   const seen = new Set<string>();
   for (const job of jobs) {
-    if (seen.has(path.resolve(job.out))) throw new ToolError(`two files would be saved as ${job.out}: download them one at a time with -o`);
-    seen.add(path.resolve(job.out));
+    if (seen.has(localPath(job.out))) throw new ToolError(`two files would be saved as ${job.out}: download them one at a time with -o`);
+    seen.add(localPath(job.out));
   }
   const limiter = new Limiter(4);
   await allOrFirstError(
     jobs.map((job) =>
       limiter.run(async () => {
-        fs.mkdirSync(path.dirname(path.resolve(job.out)), { recursive: true });
-        await downloadFile(ctx.client, { id: job.object.id, project: job.object.project || undefined }, job.out, {
+        fs.mkdirSync(path.dirname(localPath(job.out)), { recursive: true });
+        await downloadFile(ctx.client, { id: job.object.id, project: job.object.project || undefined }, localPath(job.out), {
           overwrite: args.flag('overwrite'),
           progress: silentProgress,
         });

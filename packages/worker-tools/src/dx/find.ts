@@ -1,4 +1,5 @@
 import { parseArgs } from '../args.js';
+import { io } from '../io.js';
 import { UsageError } from '../errors.js';
 import { LS_FIELDS, type LsDescribe, lsLine } from '../format.js';
 import { collectPages, locate, resolveContainer } from '../paths.js';
@@ -84,9 +85,8 @@ export async function run(argv: string[]): Promise<number> {
       }>,
   );
   if (args.flag('json')) printJson(results);
-  else if (args.flag('brief')) for (const result of results) process.stdout.write(`${result.project}:${result.id}\n`);
+  else if (args.flag('brief')) for (const result of results) io().stdout.write(`${result.project}:${result.id}\n`);
   else
-    for (const result of results)
-      if (result.describe) process.stdout.write(`${lsLine(result.describe, { folder: true, project: args.flag('allProjects') })}\n`);
+    for (const result of results) if (result.describe) io().stdout.write(`${lsLine(result.describe, { folder: true, project: args.flag('allProjects') })}\n`);
   return 0;
 }

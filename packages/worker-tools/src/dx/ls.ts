@@ -1,4 +1,5 @@
 import { isApiError } from '@panx/client';
+import { io } from '../io.js';
 import { parseArgs } from '../args.js';
 import { ToolError, UsageError } from '../errors.js';
 import { LS_FIELDS, type LsDescribe, lsLine } from '../format.js';
@@ -31,9 +32,9 @@ export async function run(argv: string[]): Promise<number> {
   const resolution = await resolvePath(ctx, spec, { glob: true, describe: { fields: LS_FIELDS } });
   const print = (objects: LsDescribe[]) => {
     for (const object of [...objects].sort(byName)) {
-      if (args.flag('brief')) process.stdout.write(`${object.id}\n`);
-      else if (args.flag('long')) process.stdout.write(`${lsLine(object)}\n`);
-      else process.stdout.write(`${object.name}\n`);
+      if (args.flag('brief')) io().stdout.write(`${object.id}\n`);
+      else if (args.flag('long')) io().stdout.write(`${lsLine(object)}\n`);
+      else io().stdout.write(`${object.name}\n`);
     }
   };
   if (!resolution.isFolder) {
@@ -55,7 +56,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   if (!args.flag('brief')) {
     const folders = (listing.folders ?? []).map((entry) => String(Array.isArray(entry) ? entry[0] : entry)).sort();
-    for (const folder of folders) process.stdout.write(`${baseName(folder)}/\n`);
+    for (const folder of folders) io().stdout.write(`${baseName(folder)}/\n`);
   }
   print((listing.objects ?? []).map((entry) => toObjectInfo(entry.describe, { id: entry.id, project: resolution.container }) as LsDescribe));
   return 0;

@@ -1,4 +1,5 @@
 import { parseArgs } from '../args.js';
+import { io } from '../io.js';
 import { ToolError, UsageError } from '../errors.js';
 import { locate } from '../paths.js';
 import { dxContext, helpRequested } from './context.js';
@@ -20,7 +21,7 @@ export async function run(argv: string[]): Promise<number> {
       await ctx.client.post(container, 'newFolder', { folder: path, parents: args.flag('parents') });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      process.stderr.write(`dx mkdir: ${spec}: ${(error as { type?: string }).type ? `${(error as { type: string }).type}: ` : ''}${message}\n`);
+      io().stderr.write(`dx mkdir: ${spec}: ${(error as { type?: string }).type ? `${(error as { type: string }).type}: ` : ''}${message}\n`);
       failed++;
     }
   }

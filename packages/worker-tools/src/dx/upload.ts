@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { io, localPath } from '../io.js';
 import os from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -38,7 +39,7 @@ function walk(local: string, project: string, folder: string, jobs: Job[]): void
 async function stdinToFile(): Promise<{ file: string; cleanup: () => void }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dx-upload-'));
   const file = path.join(dir, 'stdin');
-  await pipeline(process.stdin, fs.createWriteStream(file));
+  await pipeline(io().stdin(), fs.createWriteStream(file));
   return { file, cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
 }
 
@@ -81,7 +82,8 @@ export async function run(argv: string[]): Promise<number> {
   const ctx = dxContext('upload');
   const spec = args.value('path') ?? '.';
   const resolution = await resolvePath(ctx, spec);
-  const oneFile = locals.length === 1 && (locals[0] === '-' || (fs.existsSync(locals[0] as string) && fs.statSync(locals[0] as string).isFile()));
+  const oneFile =
+    locals.length === 1 && (locals[0] === '-' || (fs.existsSync(localPath(locals[0] as string)) && fs.statSync(localPath(locals[0] as string)).isFile()));
   let destination: { folder: string; name?: string; parents: boolean };
   if (resolution.isFolder || spec.endsWith('/')) destination = { folder: resolution.path, parents: args.flag('parents') };
   else if (oneFile) destination = { folder: resolution.parent, name: resolution.name, parents: args.flag('parents') };
@@ -101,16 +103,16 @@ export async function run(argv: string[]): Promise<number> {
     }
     let stat: fs.Stats;
     try {
-      stat = fs.statSync(local);
+      stat = fs.statSync(localPath(local));
     } catch {
       throw new ToolError(`${local}: no such file or folder`);
     }
     if (stat.isDirectory()) {
       if (!args.flag('recursive')) throw new ToolError(`${local} is a folder: use -r to upload it with its contents`);
-      walk(local, resolution.container, joinPath(destination.folder, path.basename(path.resolve(local))), jobs);
+      walk(localPath(local), resolution.container, joinPath(destination.folder, path.basename(localPath(local))), jobs);
     } else {
       jobs.push({
-        local,
+        local: localPath(local),
         target: { project: resolution.container, folder: destination.folder, name: destination.name ?? path.basename(local), parents: destination.parents },
       });
     }
@@ -137,7 +139,7 @@ export async function run(argv: string[]): Promise<number> {
       ),
     );
     if (args.flag('brief')) {
-      for (const { id } of results) process.stdout.write(`${id}\n`);
+      for (const { id } of results) io().stdout.write(`${id}\n`);
       return 0;
     }
     const described = await Promise.all(
@@ -147,7 +149,7 @@ export async function run(argv: string[]): Promise<number> {
       ),
     );
     if (args.flag('json')) printJson(described.length === 1 ? described[0] : described);
-    else process.stdout.write(described.map((desc) => describeText(desc)).join('\n'));
+    else io().stdout.write(described.map((desc) => describeText(desc)).join('\n'));
     return 0;
   } finally {
     for (const cleanup of cleanups) cleanup();
