@@ -4,11 +4,12 @@
 //
 //   node bench/transfer.mjs [--size-mib=2048] [--runs=3] [--parts=4] [--part-size-mib=16] [--profile] [--no-build]
 //
-// Panx runs on SQLite with the local blob store. `px upload` is timed until the command returns
-// and, separately, until the file is closed (closing assembles the parts on the server); the
+// curl and px take turns run by run (curl round, then px round), so that both meet the same machine
+// load. Panx runs on SQLite with the local blob store. `px upload` is timed until the command returns
+// and, separately, until the file is closed (closing completes the upload on the server); the
 // end-to-end time (uploaded and closed, the file usable) is the one compared with curl, whose
 // upload ends when the server has written the file. `px download` includes its md5 check of the
-// parts. Every copy is checked byte for byte against the source after the timed runs.
+// parts. Every copy of the last run is checked byte for byte against the source.
 // --profile: one more upload and download with the server and px under `node --cpu-prof`.
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -113,7 +114,8 @@ function record(row) {
   );
 }
 
-async function baseline() {
+/** The curl baseline: a plain file server, and one timed round (upload, upload with fsync, download) per call of `run`. */
+async function startBaseline() {
   const dir = path.join(tmp, 'baseline');
   fs.mkdirSync(dir);
   fs.linkSync(source, path.join(dir, 'source.bin'));
@@ -122,16 +124,16 @@ async function baseline() {
   server.stdout.resume();
   server.stderr.resume();
   const url = `http://127.0.0.1:${port}`;
-  try {
-    await waitForHttp(url, 30_000, server);
-    for (let run = 1; run <= RUNS; run++) {
+  await waitForHttp(url, 30_000, server);
+  return {
+    async run(run, check) {
       await settle();
       const put = await timed('curl', ['-sS', '-f', '-T', source, '-o', '/dev/null', `${url}/upload.bin`], { watchPid: server.pid });
-      if (run === RUNS && !sameBytes(source, path.join(dir, 'upload.bin'))) throw new Error('curl upload: the bytes differ');
+      if (check && !sameBytes(source, path.join(dir, 'upload.bin'))) throw new Error('curl upload: the bytes differ');
       fs.rmSync(path.join(dir, 'upload.bin'), { force: true });
       record({ tool: 'curl + node:http file server', direction: 'upload', run, ...put, mibPerS: SIZE / MiB / put.seconds });
 
-      // The same with an fsync before the answer: what durability costs (Panx fsyncs every part and the assembled file).
+      // The same with an fsync before the answer: what durability costs (Panx fsyncs every part).
       await settle();
       const synced = await timed('curl', ['-sS', '-f', '-T', source, '-o', '/dev/null', `${url}/upload.bin?fsync=1`], { watchPid: server.pid });
       fs.rmSync(path.join(dir, 'upload.bin'), { force: true });
@@ -140,14 +142,15 @@ async function baseline() {
       const out = path.join(tmp, 'curl-download.bin');
       await settle();
       const get = await timed('curl', ['-sS', '-f', '-o', out, `${url}/source.bin`], { watchPid: server.pid });
-      if (run === RUNS && !sameBytes(source, out)) throw new Error('curl download: the bytes differ');
+      if (check && !sameBytes(source, out)) throw new Error('curl download: the bytes differ');
       fs.rmSync(out, { force: true });
       record({ tool: 'curl + node:http file server', direction: 'download', run, ...get, mibPerS: SIZE / MiB / get.seconds });
-    }
-  } finally {
-    await stopChild(server);
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+    },
+    async stop() {
+      await stopChild(server);
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 async function waitClosed(server, project, id) {
@@ -159,18 +162,18 @@ async function waitClosed(server, project, id) {
   }
 }
 
-async function panx({ profileDir } = {}) {
+/** Panx on SQLite + local blobs, and one timed round (px upload until closed, px download) per call of `run`. */
+async function startPanxRounds({ profileDir } = {}) {
   const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.join(profileDir, 'server')}`] : [];
   const server = await startPanx({ dataDir: path.join(tmp, 'panx'), nodeArgs });
   const configDir = path.join(tmp, 'px-config');
   const env = { PANX_SERVER: server.url, PANX_TOKEN: server.token, PANX_CONFIG_DIR: configDir };
   const pxArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.join(profileDir, 'px')}`, PX] : [PX];
-  const runs = profileDir ? 1 : RUNS;
   const tool = profileDir ? 'px (profiled)' : 'px';
-  try {
-    const { id: project } = await server.call('project/new', { name: 'transfer bench' });
-    let keep;
-    for (let run = 1; run <= runs; run++) {
+  const { id: project } = await server.call('project/new', { name: 'transfer bench' });
+  let keep;
+  return {
+    async run(run, check) {
       await settle();
       const name = `upload_${run}.bin`;
       const put = await timed(
@@ -200,14 +203,15 @@ async function panx({ profileDir } = {}) {
       const out = path.join(tmp, 'px-download.bin');
       await settle();
       const get = await timed(process.execPath, [...pxArgs, 'download', `${project}:${id}`, '-o', out, '-f', '--no-progress'], { env, watchPid: server.pid });
-      if (run === runs && !sameBytes(source, out)) throw new Error('px upload + download: the bytes differ from the source');
+      if (check && !sameBytes(source, out)) throw new Error('px upload + download: the bytes differ from the source');
       fs.rmSync(out, { force: true });
       record({ tool, direction: 'download', run, ...get, mibPerS: SIZE / MiB / get.seconds });
-    }
-  } finally {
-    await server.stop();
-    fs.rmSync(path.join(tmp, 'panx'), { recursive: true, force: true });
-  }
+    },
+    async stop() {
+      await server.stop();
+      fs.rmSync(path.join(tmp, 'panx'), { recursive: true, force: true });
+    },
+  };
 }
 
 function median(tool, direction) {
@@ -219,8 +223,18 @@ try {
   const t0 = Date.now();
   writeSource();
   console.log(`source file written in ${fmt((Date.now() - t0) / 1000, 1)} s: ${source}\n`);
-  await baseline();
-  await panx();
+  // curl and px take turns, run by run, so that both see the same machine (its load varies).
+  const curlRounds = await startBaseline();
+  const pxRounds = await startPanxRounds();
+  try {
+    for (let run = 1; run <= RUNS; run++) {
+      await curlRounds.run(run, run === RUNS);
+      await pxRounds.run(run, run === RUNS);
+    }
+  } finally {
+    await curlRounds.stop();
+    await pxRounds.stop();
+  }
 
   console.log(`\n## Transfer of ${fmt(SIZE / MiB, 0)} MiB (median of ${RUNS} runs)\n`);
   const table = [];
@@ -259,12 +273,28 @@ try {
     '',
   ]);
   printTable(['direction', 'curl (baseline)', 'px', 'px / curl', `target ≥ ${TARGET_RATIO * 100} %`], table);
+  // Each run's own ratio: curl and px ran back to back, on the same machine load.
+  for (const direction of ['upload', 'download']) {
+    const ratios = [];
+    for (let run = 1; run <= RUNS; run++) {
+      const curl = results.find((row) => row.tool === 'curl + node:http file server' && row.direction === direction && row.run === run);
+      const px = results.find((row) => row.tool === 'px' && row.direction === direction && row.run === run);
+      if (curl && px) ratios.push(px.mibPerS / curl.mibPerS);
+    }
+    summary[direction].ratiosByRun = ratios;
+    console.log(`px / curl ${direction}, run by run: ${ratios.map((ratio) => `${fmt(ratio * 100, 1)} %`).join(', ')}`);
+  }
 
   let profiles;
   if (args.profile) {
     const profileDir = path.join(RESULTS_DIR, 'transfer-profiles');
     fs.rmSync(profileDir, { recursive: true, force: true });
-    await panx({ profileDir });
+    const profiled = await startPanxRounds({ profileDir });
+    try {
+      await profiled.run(1, true);
+    } finally {
+      await profiled.stop();
+    }
     profiles = {};
     for (const who of ['server', 'px']) {
       const dir = path.join(profileDir, who);

@@ -1,36 +1,17 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createClient, type PanxClient } from '@panx/client';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { downloadBytes, expectPutOk, MIN_PART, MiB, md5, putPart, random, sha256, sleep, waitForState } from './data-helpers.js';
+import { FsBlobStore } from '../src/storage/fs.blob-store.js';
+import { ensureServerBuilt, MAIN_JS, ROOT } from './built-server.js';
 import { expectApiError } from './harness.js';
 import { freePort } from './moto.js';
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-const serverDir = path.join(root, 'packages/server');
-const mainJs = path.join(serverDir, 'dist/main.js');
-
-/** Newest modification time of the files under a directory. */
-function newest(dir: string): number {
-  let latest = 0;
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile()) latest = Math.max(latest, fs.statSync(path.join(entry.parentPath, entry.name)).mtimeMs);
-  }
-  return latest;
-}
-
-/** The server is run from its build: rebuild when the sources are newer (npm test has built it already). */
-function ensureBuilt(): void {
-  const sources = Math.max(newest(path.join(serverDir, 'src')), newest(path.join(root, 'packages/contract/src')));
-  if (fs.existsSync(mainJs) && fs.statSync(mainJs).mtimeMs >= sources) return;
-  const result = spawnSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-b', 'packages/server'], { cwd: root, encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(`building the server failed:\n${result.stdout}${result.stderr}`);
-}
 
 /** One data directory, served by a succession of server processes that the test kills at will. */
 class CrashableServer {
@@ -65,7 +46,7 @@ class CrashableServer {
       PANX_DEMO_PROJECT: 'false',
       PANX_LOG_LEVEL: 'warn',
     };
-    const child = spawn(process.execPath, [mainJs], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [MAIN_JS], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;
     child.stdout?.on('data', (chunk: Buffer) => {
       this.output += chunk.toString();
@@ -125,10 +106,6 @@ class CrashableServer {
   uploadDir(uploadId: string): string {
     return path.join(this.blobRoot, 'uploads', uploadId);
   }
-
-  scratch(): string[] {
-    return fs.existsSync(path.join(this.blobRoot, 'tmp')) ? fs.readdirSync(path.join(this.blobRoot, 'tmp')) : [];
-  }
 }
 
 describe('crash safety (SQLite + local storage, server in a child process killed with SIGKILL)', () => {
@@ -150,7 +127,7 @@ describe('crash safety (SQLite + local storage, server in a child process killed
   };
 
   beforeAll(async () => {
-    ensureBuilt();
+    ensureServerBuilt();
     await restart();
     ({ id: project } = await admin.call('project/new', { name: 'crash' }));
   }, 120_000);
@@ -159,13 +136,12 @@ describe('crash safety (SQLite + local storage, server in a child process killed
     fs.rmSync(server.dataDir, { recursive: true, force: true });
   });
 
-  let big = '';
   let stale = '';
   let staleUpload = '';
   let fresh = '';
   let freshFirst = Buffer.alloc(0);
 
-  it('finishes a close that was killed in the middle of assembling a large file', async () => {
+  it('finishes closes killed at every step: before the manifest, after it, and after the parts folder moved', async () => {
     const small = [random(MIN_PART), random(100_000)];
     closed.set(await uploadAndClose(admin, project, small, 'small'), sha256(Buffer.concat(small)));
 
@@ -177,30 +153,59 @@ describe('crash safety (SQLite + local storage, server in a child process killed
     const staleBytes = random(1000);
     await expectPutOk(await putPart(admin, stale, 1, staleBytes), staleBytes);
 
-    const parts = Array.from({ length: 3 }, () => random(12 * MiB));
-    ({ id: big } = await admin.call('file/new', { project, name: 'big' }));
-    for (const [i, part] of parts.entries()) await expectPutOk(await putPart(admin, big, i + 1, part), part);
-    await admin.call('file-xxxx/close', big, {});
-    // Kill the moment the assembled scratch file appears: the close is then certainly half done.
-    const deadline = Date.now() + 20_000;
-    while (!server.scratch().some((name) => name.includes('.assembled.'))) {
-      if (Date.now() > deadline) throw new Error('the assembly never started');
-      await new Promise((resolve) => setImmediate(resolve));
+    // Closing a local file writes a manifest into the upload's folder, then moves the folder to its
+    // blob name, then marks the file closed. The server dies with one file before each of those steps.
+    const steps = ['before-manifest', 'after-manifest', 'after-move'] as const;
+    const uploaded = new Map<string, { id: string; bytes: Buffer }>();
+    for (const step of steps) {
+      const parts = [random(6 * MiB), random(5 * MiB), random(12345)];
+      const { id } = await admin.call('file/new', { project, name: step });
+      for (const [i, part] of parts.entries()) await expectPutOk(await putPart(admin, id, i + 1, part), part);
+      uploaded.set(step, { id, bytes: Buffer.concat(parts) });
     }
     await server.kill();
-    const state = server.db((db) => db.prepare('select state, uploadId from objects where id = ?').get(big) as { state: string; uploadId: string });
-    expect(state.state).toBe('closing');
-    expect(fs.existsSync(server.assembledBlob(big))).toBe(false);
+    const rowOf = (id: string) =>
+      server.db((db) => db.prepare('select blobKey, uploadId from objects where id = ?').get(id) as { blobKey: string; uploadId: string });
+    const partsOf = (id: string) =>
+      server.db(
+        (db) =>
+          db.prepare('select partIndex as "index", partRef, size from fileParts where fileId = ? order by partIndex').all(id) as {
+            index: number;
+            partRef: string;
+            size: number;
+          }[],
+      );
+    // What file-xxxx/close commits before the store is asked to complete: the state closing.
+    for (const { id } of uploaded.values()) server.db((db) => db.prepare("update objects set state = 'closing' where id = ?").run(id));
+    // The store's own steps, replayed on the server's data directory up to each point.
+    const store = new FsBlobStore(server.blobRoot);
+    const afterManifest = uploaded.get('after-manifest') as { id: string };
+    const { blobKey, uploadId } = rowOf(afterManifest.id);
+    const realRename = fsp.rename;
+    const rename = vi.spyOn(fsp, 'rename').mockImplementation(async (from, to) => {
+      if (String(from).endsWith(uploadId)) throw new Error('killed before the folder moved');
+      await realRename(from, to);
+    });
+    await expect(store.completeUpload(blobKey, uploadId, partsOf(afterManifest.id))).rejects.toThrow('killed');
+    rename.mockRestore();
+    expect(fs.readdirSync(server.uploadDir(uploadId))).toContain('manifest.json');
+    const afterMove = uploaded.get('after-move') as { id: string };
+    const moved = rowOf(afterMove.id);
+    await store.completeUpload(moved.blobKey, moved.uploadId, partsOf(afterMove.id));
+    expect(fs.existsSync(path.join(server.assembledBlob(afterMove.id), 'manifest.json'))).toBe(true);
+    expect(fs.existsSync(server.assembledBlob((uploaded.get('before-manifest') as { id: string }).id))).toBe(false);
+
     staleUpload = server.db((db) => (db.prepare('select uploadId from objects where id = ?').get(stale) as { uploadId: string }).uploadId);
     expect(fs.existsSync(server.uploadDir(staleUpload))).toBe(true);
-
     // The stale upload's last activity moves back 25 hours while the server is down.
     server.db((db) => db.prepare('update objects set stateChanged = ? where id = ?').run(Date.now() - 25 * 3600_000, stale));
 
     await restart();
-    const described = await waitForState(admin, big, 'closed');
-    expect(described.size).toBe(3 * 12 * MiB);
-    closed.set(big, sha256(Buffer.concat(parts)));
+    for (const { id, bytes } of uploaded.values()) {
+      const described = await waitForState(admin, id, 'closed');
+      expect(described.size).toBe(bytes.length);
+      closed.set(id, sha256(bytes));
+    }
     await expectAllIntact();
   }, 120_000);
 

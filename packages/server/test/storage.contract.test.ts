@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { GetBucketCorsCommand, ListMultipartUploadsCommand, S3Client } from '@aws-sdk/client-s3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { BlobIntegrityError, BlobNotFoundError, type BlobStore, UploadGoneError } from '../src/storage/blob-store.js';
 import { FsBlobStore } from '../src/storage/fs.blob-store.js';
 import { S3BlobStore, type S3BlobStoreOptions } from '../src/storage/s3.blob-store.js';
@@ -230,6 +231,108 @@ describe.each(makers)('blob store contract: $name', ({ make }) => {
     const url = await store.directDownloadUrl('files/x', 60, 'x.txt');
     if (store.kind === 's3') expect(url).toMatch(/X-Amz-Signature=/);
     else expect(url).toBeUndefined();
+  });
+});
+
+describe('FsBlobStore layout: a closed file is its one part, or its parts plus a manifest', () => {
+  let root: string;
+  let store: FsBlobStore;
+  beforeAll(() => {
+    root = fs.mkdtempSync(path.join(os.tmpdir(), 'panx-blobs-'));
+    store = new FsBlobStore(root);
+  });
+  afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+
+  async function uploadParts(k: string, sizes: number[]) {
+    const upload = await store.startUpload(k);
+    const bytes = sizes.map((size) => random(size));
+    const parts = [];
+    for (const [i, part] of bytes.entries())
+      parts.push({ index: i + 1, partRef: (await store.putPart(k, upload, i + 1, body(part), {})).partRef, size: part.length });
+    return { upload, parts, whole: Buffer.concat(bytes) };
+  }
+
+  it('closes without copying: the parts move into the blob folder, stale re-sent parts are dropped', async () => {
+    const k = 'files/layout-a';
+    const { upload, parts, whole } = await uploadParts(k, [MIN_PART, 1000]);
+    const stale = await store.putPart(k, upload, 2, body(random(10)), {});
+    const inode = fs.statSync(path.join(root, 'uploads', upload, parts[0]?.partRef ?? '')).ino;
+    await store.completeUpload(k, upload, parts);
+    const folder = path.join(root, 'blobs', k);
+    expect(fs.readdirSync(folder).sort()).toEqual([...parts.map((part) => part.partRef), 'manifest.json'].sort());
+    expect(fs.readdirSync(folder)).not.toContain(stale.partRef);
+    // The same file, not a copy of it.
+    expect(fs.statSync(path.join(folder, parts[0]?.partRef ?? '')).ino).toBe(inode);
+    expect(sha256(await readAll(await store.read(k)))).toBe(sha256(whole));
+    await store.delete(k);
+    expect(fs.existsSync(folder)).toBe(false);
+  });
+
+  it('finishes a completion interrupted after the manifest was written, before the folder moved', async () => {
+    const k = 'files/layout-b';
+    const { upload, parts, whole } = await uploadParts(k, [MIN_PART, MIN_PART + 1, 7]);
+    // The folder move fails as if the process died right there.
+    const realRename = fsp.rename;
+    const rename = vi.spyOn(fsp, 'rename').mockImplementation(async (from, to) => {
+      if (String(from).endsWith(upload)) throw new Error('killed');
+      await realRename(from, to);
+    });
+    await expect(store.completeUpload(k, upload, parts)).rejects.toThrow('killed');
+    rename.mockRestore();
+    expect(fs.readdirSync(path.join(root, 'uploads', upload))).toContain('manifest.json');
+    await expect(store.read(k)).rejects.toBeInstanceOf(BlobNotFoundError);
+    await store.completeUpload(k, upload, parts);
+    expect(sha256(await readAll(await store.read(k)))).toBe(sha256(whole));
+    expect(fs.existsSync(path.join(root, 'uploads', upload))).toBe(false);
+  });
+
+  it('closes a file of one part by moving that part into place (no manifest), ranges and all; a kill after the move is finished', async () => {
+    const k = 'files/layout-single';
+    const { upload, parts, whole } = await uploadParts(k, [200_000]);
+    const stale = await store.putPart(k, upload, 1, body(random(10)), {});
+    const inode = fs.statSync(path.join(root, 'uploads', upload, parts[0]?.partRef ?? '')).ino;
+    // The removal of what is left of the upload fails as if the process died right after the move.
+    const realRm = fsp.rm;
+    const rm = vi.spyOn(fsp, 'rm').mockImplementation(async (target, options) => {
+      if (String(target).endsWith(upload)) throw new Error('killed');
+      await realRm(target, options);
+    });
+    await expect(store.completeUpload(k, upload, parts)).rejects.toThrow('killed');
+    rm.mockRestore();
+    const blob = path.join(root, 'blobs', k);
+    expect(fs.statSync(blob).isFile()).toBe(true);
+    expect(fs.statSync(blob).ino).toBe(inode);
+    expect(fs.readdirSync(path.join(root, 'uploads', upload))).toEqual([stale.partRef]);
+    expect(sha256(await readAll(await store.read(k)))).toBe(sha256(whole));
+    expect(await readAll(await store.read(k, { start: 1000, end: 1999 }))).toEqual(whole.subarray(1000, 2000));
+    // Completing again (the start-up recovery) only clears the upload away.
+    await store.completeUpload(k, upload, parts);
+    expect(fs.existsSync(path.join(root, 'uploads', upload))).toBe(false);
+    expect(sha256(await readAll(await store.read(k)))).toBe(sha256(whole));
+    await store.delete(k);
+    expect(fs.existsSync(blob)).toBe(false);
+  });
+
+  it('refuses to complete when a recorded part is missing or has another size on disk', async () => {
+    const k = 'files/layout-c';
+    const { upload, parts } = await uploadParts(k, [MIN_PART, 10]);
+    await expect(store.completeUpload(k, upload, [parts[0] as (typeof parts)[0], { index: 2, partRef: '2.abc', size: 10 }])).rejects.toThrow();
+    await expect(store.completeUpload(k, upload, [parts[0] as (typeof parts)[0], { ...(parts[1] as (typeof parts)[0]), size: 11 }])).rejects.toThrow(
+      /bytes on disk/,
+    );
+    await expect(store.read(k)).rejects.toBeInstanceOf(BlobNotFoundError);
+  });
+
+  it('still reads blobs that earlier versions assembled into one file, with ranges', async () => {
+    const k = 'files/layout-legacy';
+    const whole = random(3 * 1024 * 1024 + 5);
+    fs.mkdirSync(path.join(root, 'blobs', 'files'), { recursive: true });
+    fs.writeFileSync(path.join(root, 'blobs', k), whole);
+    expect(sha256(await readAll(await store.read(k)))).toBe(sha256(whole));
+    const got = await readAll(await store.read(k, { start: 1024 * 1024 - 1, end: 2 * 1024 * 1024 + 1 }));
+    expect(Buffer.compare(got, whole.subarray(1024 * 1024 - 1, 2 * 1024 * 1024 + 2))).toBe(0);
+    await store.delete(k);
+    await expect(store.read(k)).rejects.toBeInstanceOf(BlobNotFoundError);
   });
 });
 

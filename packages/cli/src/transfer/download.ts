@@ -37,5 +37,6 @@ export function downloadUrl(ctx: Context, source: DownloadSource) {
 
 /** Downloads one closed file to `out` (resuming `<out>.part`), verifies it, then renames it into place. */
 export function downloadFile(ctx: Context, source: DownloadSource, out: string, options: { overwrite: boolean; progress: Progress }): Promise<void> {
-  return downloadWithClient(ctx.client, source, out, { ...options, onBytesWritten: afterBytesWritten });
+  // px does nothing else meanwhile: synchronous writes are the cheapest.
+  return downloadWithClient(ctx.client, source, out, { ...options, onBytesWritten: afterBytesWritten, syncWrites: true });
 }

@@ -1,9 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
 import path from 'node:path';
+import { once } from 'node:events';
 import type { PanxClient } from '../create-client.js';
 import { isApiError, PanxApiError } from '../errors.js';
 import { allOrFirstError, type Limiter, sleep } from './limiter.js';
+import { md5OfBuffer, sharedBuffer } from './md5.js';
 import { type FileProgress, TransferError, type TransferProgress } from './progress.js';
 
 /**
@@ -15,8 +19,8 @@ import { type FileProgress, TransferError, type TransferProgress } from './progr
 
 const MiB = 1024 * 1024;
 const MAX_ATTEMPTS = 5;
-/** Chunks the part body is streamed in, so that progress moves during a part. */
-const STREAM_CHUNK = 256 * 1024;
+/** Chunks a part is read from the disk and sent in (progress moves by this much). */
+const STREAM_CHUNK = 1024 * 1024;
 
 export interface UploadParameters {
   minimumPartSize: number;
@@ -149,23 +153,6 @@ async function uploadParameters(client: PanxClient, shared: UploadShared, projec
   return cached;
 }
 
-function bodyOf(data: Buffer, onChunk: (bytes: number) => void): ReadableStream<Uint8Array> | Uint8Array<ArrayBuffer> {
-  if (!data.length) return new Uint8Array(0);
-  let offset = 0;
-  return new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (offset >= data.length) {
-        controller.close();
-        return;
-      }
-      const end = Math.min(offset + STREAM_CHUNK, data.length);
-      controller.enqueue(data.subarray(offset, end));
-      onChunk(end - offset);
-      offset = end;
-    },
-  });
-}
-
 /** Errors of the API call that another attempt will not fix. */
 function isPermanent(error: unknown): boolean {
   return (
@@ -181,19 +168,11 @@ async function putPart(client: PanxClient, fileId: string, part: PartSpec, data:
     try {
       const { url, headers } = await client.call('file-xxxx/upload', fileId, { index: part.index, md5, size: part.length });
       // Exactly the headers the server gave, and no Authorization: the signed URL is the credential.
-      // `duplex` (needed for a streamed body) is missing from the DOM typing of RequestInit.
-      const init: RequestInit & { duplex: 'half' } = {
-        method: 'PUT',
-        headers,
-        body: bodyOf(data, (bytes) => {
-          sent += bytes;
-          progress.add(bytes);
-        }),
-        duplex: 'half',
-      };
-      const response = await fetch(url, init);
-      const text = await response.text();
-      if (!response.ok) {
+      const { status, text } = await putBytes(url, headers, data, (bytes) => {
+        sent += bytes;
+        progress.add(bytes);
+      });
+      if (status < 200 || status >= 300) {
         let message = text.slice(0, 300);
         try {
           const envelope = JSON.parse(text) as { error?: { type?: string; message?: string } };
@@ -201,7 +180,7 @@ async function putPart(client: PanxClient, fileId: string, part: PartSpec, data:
         } catch {
           // not JSON: keep the raw text
         }
-        throw new Error(`PUT of part ${part.index} failed with HTTP ${response.status}: ${message}`);
+        throw new Error(`PUT of part ${part.index} failed with HTTP ${status}: ${message}`);
       }
       if (sent !== part.length) progress.add(part.length - sent);
       return;
@@ -213,6 +192,69 @@ async function putPart(client: PanxClient, fileId: string, part: PartSpec, data:
   }
 }
 
+/**
+ * PUTs a part with node:http, in slices so that progress moves (fetch with a web stream body cost
+ * about a core for 200 MiB/s). Answers the status and the body of the answer, also when the server
+ * answered early and stopped reading.
+ */
+async function putBytes(
+  url: string,
+  headers: Record<string, string>,
+  data: Buffer,
+  onChunk: (bytes: number) => void,
+): Promise<{ status: number; text: string }> {
+  const target = new URL(url);
+  const request = (target.protocol === 'https:' ? https : http).request(target, { method: 'PUT', headers });
+  const answered = new Promise<http.IncomingMessage>((resolve, reject) => {
+    request.once('response', resolve);
+    request.once('error', reject);
+  });
+  const sending = (async () => {
+    for (let offset = 0; offset < data.length && !request.destroyed; offset += STREAM_CHUNK) {
+      const slice = data.subarray(offset, Math.min(offset + STREAM_CHUNK, data.length));
+      if (!request.write(slice)) await once(request, 'drain');
+      onChunk(slice.length);
+    }
+    request.end();
+  })().then(
+    () => undefined,
+    (error: Error) => error,
+  );
+  const response = await answered;
+  const chunks: Buffer[] = [];
+  for await (const chunk of response) chunks.push(chunk as Buffer);
+  const status = response.statusCode ?? 0;
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (status < 200 || status >= 300) {
+    // Refused, maybe before the server read the whole body: stop sending it.
+    request.destroy();
+    return { status, text };
+  }
+  const failed = await sending;
+  if (failed) throw failed;
+  return { status, text };
+}
+
+/**
+ * Part buffers, reused while uploads run (allocating a fresh 16 MiB per part kept the garbage
+ * collector busy) and let go when the last one ends (the job helpers' process stays up). They are
+ * shared memory, so that an md5 worker hashes them in place.
+ */
+const spareBuffers: Buffer[] = [];
+let uploadsRunning = 0;
+
+async function readPart(handle: fs.promises.FileHandle, part: PartSpec): Promise<Buffer> {
+  const index = spareBuffers.findIndex((buffer) => buffer.length === part.length);
+  const data = index >= 0 ? (spareBuffers.splice(index, 1)[0] as Buffer) : sharedBuffer(part.length);
+  let read = 0;
+  while (read < part.length) {
+    const { bytesRead } = await handle.read(data, read, part.length - read, part.offset + read);
+    if (bytesRead === 0) throw new TransferError('the file got shorter while it was uploading');
+    read += bytesRead;
+  }
+  return data;
+}
+
 async function sendPart(
   client: PanxClient,
   fileId: string,
@@ -222,28 +264,31 @@ async function sendPart(
   progress: FileProgress,
   onPartSent: (() => void) | undefined,
 ): Promise<'skipped' | 'sent'> {
-  const data = Buffer.alloc(part.length);
-  let read = 0;
-  while (read < part.length) {
-    const { bytesRead } = await handle.read(data, read, part.length - read, part.offset + read);
-    if (bytesRead === 0) throw new TransferError('the file got shorter while it was uploading');
-    read += bytesRead;
+  const data = await readPart(handle, part);
+  try {
+    // Hashed in an md5 worker while other parts are being sent.
+    const md5 = await md5OfBuffer(data);
+    const existing = remote[String(part.index)];
+    if (existing?.state === 'complete' && existing.size === part.length && existing.md5 === md5) {
+      progress.add(part.length);
+      return 'skipped';
+    }
+    await putPart(client, fileId, part, data, md5, progress);
+  } finally {
+    if (spareBuffers.length < 4) spareBuffers.push(data);
   }
-  const md5 = createHash('md5').update(data).digest('hex');
-  const existing = remote[String(part.index)];
-  if (existing?.state === 'complete' && existing.size === part.length && existing.md5 === md5) {
-    progress.add(part.length);
-    return 'skipped';
-  }
-  await putPart(client, fileId, part, data, md5, progress);
   onPartSent?.();
   return 'sent';
 }
 
-/** Polls until the file is closed (closing assembles the parts on the server). */
+/**
+ * Polls until the file is closed (closing assembles the parts on the server). The first look comes
+ * soon (a small file closes in milliseconds, and job helpers wait on each of their outputs), then
+ * the interval doubles up to 2 s for large files.
+ */
 export async function waitUntilClosed(client: PanxClient, id: string, project: string | undefined, timeoutMs = 30 * 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  for (let delay = 100; ; delay = Math.min(delay * 2, 2000)) {
+  for (let delay = 10; ; delay = Math.min(delay * 2, 2000)) {
     const { state } = await client.call('file-xxxx/describe', id, { ...(project ? { project } : {}), fields: { state: true } });
     if (state === 'closed') return;
     if (state !== 'closing' && state !== 'open') throw new TransferError(`${id} is ${state}, not closed`);
@@ -254,6 +299,21 @@ export async function waitUntilClosed(client: PanxClient, id: string, project: s
 
 /** Uploads (or, with a state dir, finishes uploading) one local file and closes it. */
 export async function uploadFile(
+  client: PanxClient,
+  localPath: string,
+  target: UploadTarget,
+  settings: UploadSettings,
+  shared: UploadShared,
+): Promise<UploadResult> {
+  uploadsRunning++;
+  try {
+    return await uploadOneFile(client, localPath, target, settings, shared);
+  } finally {
+    if (--uploadsRunning === 0) spareBuffers.length = 0;
+  }
+}
+
+async function uploadOneFile(
   client: PanxClient,
   localPath: string,
   target: UploadTarget,

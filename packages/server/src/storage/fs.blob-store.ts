@@ -2,16 +2,36 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { assertSafeKey, BlobNotFoundError, type BlobStore, type ByteRange, type StoredPart, UploadGoneError } from './blob-store.js';
 import { spoolPart, sweepScratch } from './part-spool.js';
 
 const TMP_PREFIX = 'part-';
+const MANIFEST = 'manifest.json';
+/** Bytes per read when serving a blob: large reads keep a download from stalling on the thread pool. */
+const READ_CHUNK = 1024 * 1024;
+
+/** The parts of a closed file, in order: the file's bytes are their concatenation. */
+interface Manifest {
+  version: 1;
+  size: number;
+  parts: { ref: string; size: number }[];
+}
+
+/** A stretch of one file on disk, `end` inclusive. */
+interface Segment {
+  file: string;
+  start: number;
+  end: number;
+}
 
 /**
- * Blobs as files under one directory: `blobs/<key>` for assembled files and
- * `uploads/<uploadId>/<index>.<random>` for parts (one name per PUT). Writes go to a temporary name, are fsynced and then renamed,
- * so a crash never leaves a half-written blob under its final name.
+ * Blobs as files under one directory. Parts are written to `tmp/`, fsynced, then renamed into
+ * `uploads/<uploadId>/<index>.<random>` (one name per PUT). Closing copies nothing. A file of one
+ * part (most files) becomes that part, renamed to `blobs/<key>`. A file of several parts (or none)
+ * gets a manifest (the parts in order, fsynced) in the upload's folder, which is renamed to
+ * `blobs/<key>/`: a folder of its parts plus `manifest.json`. Either way the blob appears under its
+ * final name at once or not at all; both layouts are read.
  */
 export class FsBlobStore implements BlobStore {
   readonly kind = 'local' as const;
@@ -47,7 +67,7 @@ export class FsBlobStore implements BlobStore {
   async putPart(_key: string, uploadId: string, index: number, body: Readable, expected: { size?: number; md5?: string }): Promise<StoredPart> {
     const dir = this.uploadDir(uploadId);
     // Every PUT gets its own name: a part re-sent while the file closes cannot replace the bytes the
-    // database records for that index (the assembly reads exactly the recorded partRef).
+    // database records for that index (the manifest names exactly the recorded partRef).
     const partRef = `${index}.${randomBytes(6).toString('hex')}`;
     const tmp = path.join(this.tmpRoot, `${TMP_PREFIX}${uploadId}.${partRef}`);
     const stored = await spoolPart(body, tmp, index, expected);
@@ -65,29 +85,39 @@ export class FsBlobStore implements BlobStore {
     const target = this.blobPath(key);
     const dir = this.uploadDir(uploadId);
     if (!fs.existsSync(target)) {
-      const tmp = path.join(this.tmpRoot, `${TMP_PREFIX}${uploadId}.assembled.${randomBytes(6).toString('hex')}`);
-      const out = await fsp.open(tmp, 'w');
-      try {
-        // Plain reads and writes through one handle: no stream listeners pile up over thousands of parts.
-        for (const part of [...parts].sort((a, b) => a.index - b.index)) {
-          for await (const chunk of fs.createReadStream(path.join(dir, assertSafePartRef(part.partRef)), { highWaterMark: 4 * 1024 * 1024 })) {
-            await out.write(chunk as Buffer);
-          }
-        }
-        await out.sync();
-        await out.close();
-        const { size } = await fsp.stat(tmp);
-        const expected = parts.reduce((sum, part) => sum + part.size, 0);
-        if (size !== expected) throw new Error(`assembled ${size} bytes for ${key} but the parts add up to ${expected}`);
-        await fsp.mkdir(path.dirname(target), { recursive: true });
-        await fsp.rename(tmp, target);
-      } catch (error) {
-        await out.close().catch(() => undefined);
-        await fsp.rm(tmp, { force: true });
-        throw error;
+      const kept = [...parts].sort((a, b) => a.index - b.index).filter((part) => part.size > 0);
+      for (const part of kept) {
+        const { size } = await fsp.stat(path.join(dir, assertSafePartRef(part.partRef)));
+        if (size !== part.size) throw new Error(`part ${part.partRef} of ${key} has ${size} bytes on disk but ${part.size} are recorded`);
+      }
+      await fsp.mkdir(path.dirname(target), { recursive: true });
+      const [only] = kept;
+      if (kept.length === 1 && only) {
+        // One part (most files): the part itself becomes the blob; no manifest to write and fsync.
+        await fsp.rename(path.join(dir, only.partRef), target);
+        await fsyncDir(path.dirname(target));
+      } else {
+        const manifest: Manifest = {
+          version: 1,
+          size: kept.reduce((sum, part) => sum + part.size, 0),
+          parts: kept.map((part) => ({ ref: part.partRef, size: part.size })),
+        };
+        // Written in place: a crash mid-write leaves a manifest that the retry writes again, since
+        // the folder only moves once it is whole.
+        await writeFileDurably(path.join(dir, MANIFEST), JSON.stringify(manifest));
+        // Parts sent more than once, or refused by the close: not part of the file.
+        const keep = new Set([MANIFEST, ...kept.map((part) => part.partRef)]);
+        for (const name of await fsp.readdir(dir)) if (!keep.has(name)) await fsp.rm(path.join(dir, name), { force: true });
+        // The one step that makes the blob visible: the folder with its manifest moves into place whole.
+        await fsp.rename(dir, target);
+        // (The uploads folder is not fsynced: after a power cut that forgot the move's source side,
+        // completing again finds the blob in place and removes what is left of the upload.)
+        await fsyncDir(path.dirname(target));
+        return;
       }
     }
-    // Also reached when a crash came between the rename and this removal: completing again cleans up.
+    // The blob is in place (just now, or before a crash that came before the upload was forgotten):
+    // what is left of the upload goes.
     await fsp.rm(dir, { recursive: true, force: true });
   }
 
@@ -98,15 +128,24 @@ export class FsBlobStore implements BlobStore {
 
   async read(key: string, range?: ByteRange): Promise<Readable> {
     const file = this.blobPath(key);
-    // Opened before answering, so a missing blob is an error here rather than in the middle of a response.
-    let handle: fsp.FileHandle;
+    // The layout is looked at before answering, so a missing blob is an error here rather than in the middle of a response.
+    let segments: Segment[];
     try {
-      handle = await fsp.open(file, 'r');
+      const stat = await fsp.stat(file);
+      if (stat.isDirectory()) {
+        const manifest = JSON.parse(await fsp.readFile(path.join(file, MANIFEST), 'utf8')) as Manifest;
+        segments = segmentsOf(
+          manifest.parts.map((part) => ({ file: path.join(file, assertSafePartRef(part.ref)), size: part.size })),
+          range,
+        );
+      } else {
+        segments = segmentsOf([{ file, size: stat.size }], range);
+      }
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new BlobNotFoundError(`No blob ${key}`);
       throw error;
     }
-    return handle.createReadStream(range ? { start: range.start, end: range.end } : {});
+    return readSegments(segments);
   }
 
   async directDownloadOrigin(): Promise<string | undefined> {
@@ -118,7 +157,17 @@ export class FsBlobStore implements BlobStore {
   }
 
   async delete(key: string): Promise<void> {
-    await fsp.rm(this.blobPath(key), { force: true });
+    const target = this.blobPath(key);
+    // Moved aside first, so that the blob disappears at once, never half deleted; the start-up sweep
+    // removes what a crash leaves in tmp/.
+    const aside = path.join(this.tmpRoot, `${TMP_PREFIX}deleted.${randomBytes(6).toString('hex')}`);
+    try {
+      await fsp.rename(target, aside);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw error;
+    }
+    await fsp.rm(aside, { recursive: true, force: true });
   }
 
   async check(): Promise<void> {
@@ -129,4 +178,85 @@ export class FsBlobStore implements BlobStore {
 function assertSafePartRef(partRef: string): string {
   if (!/^[0-9]+(\.[0-9a-f]+)?$/.test(partRef)) throw new Error(`unsafe part reference: ${partRef}`);
   return partRef;
+}
+
+/** The stretches of `files` (concatenated in order) that hold the bytes of `range` (all of them without one). */
+function segmentsOf(files: { file: string; size: number }[], range: ByteRange | undefined): Segment[] {
+  const segments: Segment[] = [];
+  let offset = 0;
+  for (const { file, size } of files) {
+    const first = offset;
+    const last = offset + size - 1;
+    offset += size;
+    if (size === 0) continue;
+    const start = range ? Math.max(range.start, first) : first;
+    const end = range ? Math.min(range.end, last) : last;
+    if (start <= end) segments.push({ file, start: start - first, end: end - first });
+  }
+  return segments;
+}
+
+/** One stream over the segments in order: one positioned read per chunk, one file open at a time. */
+function readSegments(segments: Segment[]): Readable {
+  let index = 0;
+  let position = segments[0]?.start ?? 0;
+  let handle: fsp.FileHandle | undefined;
+  return new Readable({
+    highWaterMark: READ_CHUNK,
+    async read() {
+      try {
+        while (index < segments.length) {
+          const segment = segments[index] as Segment;
+          if (position > segment.end) {
+            await handle?.close();
+            handle = undefined;
+            index++;
+            position = segments[index]?.start ?? 0;
+            continue;
+          }
+          handle ??= await fsp.open(segment.file, 'r');
+          const length = Math.min(READ_CHUNK, segment.end - position + 1);
+          const buffer = Buffer.allocUnsafe(length);
+          const { bytesRead } = await handle.read(buffer, 0, length, position);
+          if (bytesRead === 0) throw new Error(`${segment.file} ends before byte ${segment.end}`);
+          position += bytesRead;
+          this.push(bytesRead < length ? buffer.subarray(0, bytesRead) : buffer);
+          return;
+        }
+        this.push(null);
+      } catch (error) {
+        this.destroy(error as Error);
+      }
+    },
+    destroy(error, callback) {
+      const open = handle;
+      handle = undefined;
+      if (!open) callback(error);
+      else
+        open.close().then(
+          () => callback(error),
+          () => callback(error),
+        );
+    },
+  });
+}
+
+async function writeFileDurably(file: string, text: string): Promise<void> {
+  const handle = await fsp.open(file, 'w');
+  try {
+    await handle.writeFile(text);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await fsyncDir(path.dirname(file));
+}
+
+async function fsyncDir(dir: string): Promise<void> {
+  const handle = await fsp.open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
 }

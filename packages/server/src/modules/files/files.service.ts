@@ -28,6 +28,9 @@ export function blobKeyOf(fileId: string): string {
  * background work that keeps storage honest: finishing closes interrupted by a crash, abandoning
  * uploads left open for a day, and deleting blobs of removed files.
  */
+/** How long `file-xxxx/close` waits for the close to finish before answering (the file is then `closing`). */
+const CLOSE_WAIT_MS = 100;
+
 export class FilesService {
   /** Closes being finished by this process, so that a close and the recovery sweep never run one twice at once. */
   private closing = new Map<string, Promise<void>>();
@@ -147,7 +150,15 @@ export class FilesService {
       if (total > UPLOAD_LIMITS.maximumFileSize) throw invalidState(`${id} would be ${total} bytes, over the maximum of ${UPLOAD_LIMITS.maximumFileSize}`);
       return true;
     });
-    if (started) void this.finishClosing(id);
+    if (started) {
+      // Closing is quick for most files (the local store renames a folder; S3 completes a multipart
+      // upload): waiting for it briefly answers with the file already closed, which spares clients
+      // a poll and its delay (job helpers wait on every output). A slower close goes on in the background.
+      const closing = this.finishClosing(id);
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([closing, new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)))]);
+      clearTimeout(timer);
+    }
     return { id };
   }
 
@@ -241,8 +252,13 @@ export class FilesService {
    * finishes closes interrupted by a crash and pending blob deletions in the background (one close at a
    * time), so that a large interrupted close does not hold up the start. `drain()` waits for that work.
    */
-  async recover(now: number): Promise<void> {
-    const closings = await this.stores.objects.listInState('file', 'closing', now + 1);
+  /**
+   * Finishes files left closing and abandons day-old open uploads. At start-up every closing file is
+   * an orphan (`closingOlderThanMs` 0); the periodic sweep leaves alone closes that started in the
+   * last minute, which another process of a multi-process server may be finishing right now.
+   */
+  async recover(now: number, options: { closingOlderThanMs?: number } = {}): Promise<void> {
+    const closings = await this.stores.objects.listInState('file', 'closing', now + 1 - (options.closingOlderThanMs ?? 0));
     if (closings.length && !this.resuming) {
       this.resuming = (async () => {
         for (const object of closings) await this.finishClosing(object.id);
