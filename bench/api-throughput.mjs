@@ -4,7 +4,10 @@
 // same describe JSON as a constant.
 //
 //   node bench/api-throughput.mjs [--backends=sqlite,postgres] [--duration=10] [--warmup=2]
-//        [--connections=64] [--repeat=1] [--experiments] [--profile] [--no-build]
+//        [--connections=64] [--repeat=1] [--processes=1] [--experiments] [--profile] [--no-build]
+//
+// --processes=N: run the Panx server as N processes sharing the port (PANX_PROCESSES, node:cluster:
+// a leader and N − 1 API-only processes); the CPU columns then count all of them.
 //
 // --repeat=N: measure each row N times and keep the best run (for a machine shared with others).
 // --experiments: afterwards, time every SQL statement under describe load and rerun the calls with
@@ -42,6 +45,7 @@ import {
 } from './lib.mjs';
 
 const args = parseArgs();
+const PROCESSES = Number(args.processes ?? 1);
 const durationS = Number(args.duration ?? 10);
 const warmupS = Number(args.warmup ?? 2);
 const connections = Number(args.connections ?? 64);
@@ -53,7 +57,9 @@ const TARGET_P99_MS = 20;
 build(args);
 ensureWrk();
 const machine = printMachine();
-console.log(`load: wrk, 1 thread, ${connections} keep-alive connections, ${warmupS} s warm-up + ${durationS} s measured per row\n`);
+console.log(
+  `load: wrk, 1 thread, ${connections} keep-alive connections, ${warmupS} s warm-up + ${durationS} s measured per row; Panx server: ${PROCESSES} process${PROCESSES > 1 ? 'es (PANX_PROCESSES)' : ''}\n`,
+);
 
 const PRELOAD = pathToFileURL(path.join(ROOT, 'bench/experiments/db-preload.mjs')).href;
 const CLUSTER = path.join(ROOT, 'bench/experiments/cluster.mjs');
@@ -84,7 +90,13 @@ function scenarios({ project, file }) {
 async function measureBackend(backend, { label = backend, env, only, sink = rows, entry } = {}) {
   const dataDir = path.join(tmp, label.replace(/[^a-z0-9]+/gi, '-'));
   const database = backend === 'postgres' ? await createPgDatabase('panx_bench_api') : undefined;
-  const server = await startPanx({ dataDir, databaseUrl: database?.url, nodeArgs: env ? ['--import', PRELOAD] : [], env, entry });
+  const server = await startPanx({
+    dataDir,
+    databaseUrl: database?.url,
+    nodeArgs: env ? ['--import', PRELOAD] : [],
+    env: { ...(env ?? {}), ...(PROCESSES > 1 && !entry ? { PANX_PROCESSES: String(PROCESSES) } : {}) },
+    entry,
+  });
   try {
     const ids = await seed(server);
     for (const scenario of scenarios(ids).filter((scenario) => !only || only.includes(scenario.name))) {

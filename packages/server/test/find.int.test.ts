@@ -1,6 +1,7 @@
 import type { FindDataObjectsInput } from '@panx/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../src/lib/ids.js';
+import type { FindOptions } from '../src/modules/data-objects/objects.repository.js';
 import { sleep, uploadFile } from './data-helpers.js';
 import { BACKENDS, expectApiError, startTestPlatform, type TestPlatform } from './harness.js';
 
@@ -63,6 +64,13 @@ describe.each(BACKENDS)('findDataObjects, describeDataObjects and resolveDataObj
     // % and _ are literal characters in names, not SQL wildcards.
     expect(await find({ name: { glob: 'per%cent_*' } })).toEqual(these('percent'));
     expect(await find({ name: 'per%cent_1' })).toEqual(these('percent'));
+    // Globs without a literal prefix, and wildcards after it, are tested by the database too.
+    expect(await find({ name: { glob: '*%cent?1' } })).toEqual(these('percent'));
+    expect(await find({ name: { glob: '*cent*1' } })).toEqual(these('percent', 'percentLike'));
+    expect(await find({ name: { glob: '*.txt' } })).toEqual(these('alpha'));
+    expect(await find({ name: { glob: '*.txt' }, visibility: 'either' })).toEqual(these('alpha', 'beta'));
+    expect(await find({ name: { glob: 'per?cent*' } })).toEqual(these('percent', 'percentLike'));
+    expect(await find({ name: { glob: 'per_cent*' } })).toEqual([]);
     expect(await find({ name: { regexp: '^alpha' } })).toEqual(these('alpha', 'bam'));
     expect(await find({ name: { regexp: '^alpha', flags: 'i' } })).toEqual(these('alpha', 'Alpha', 'bam'));
     expect(await find({ name: { regexp: '\\.(txt|vcf)$' }, visibility: 'either' })).toEqual(these('alpha', 'Alpha', 'beta'));
@@ -240,6 +248,57 @@ describe.each(BACKENDS)('findDataObjects, describeDataObjects and resolveDataObj
       expect(new Set(exact.seen).size).toBe(800);
       const single = await walk({ scope: { project: p3 } }, () => 500);
       expect(single.sizes).toEqual([500]);
+    });
+
+    it('pages a name glob in one project (keys and names only, no rows) with no duplicates and no gaps', async () => {
+      const [p1, p2] = [...inserted.keys()] as [string, string];
+      const names = (pid: string, keep: (i: number) => boolean) => new Set((inserted.get(pid) ?? []).filter((_, i) => keep(i)).map((id) => `${pid}:${id}`));
+      // 1,200 matches at the maximum limit: a full page, then the rest.
+      const wide = await walk({ name: { glob: 'paged-*' }, scope: { project: p1 } }, () => 1000);
+      expect(wide.sizes).toEqual([1000, 200]);
+      expect(new Set(wide.seen)).toEqual(names(p1, () => true));
+      // On an exact multiple of the limit the last full page has no next.
+      const exact = await walk({ name: { glob: 'paged-*' }, scope: { project: p2 } }, () => 400);
+      expect(exact.sizes).toEqual([400, 400]);
+      expect(new Set(exact.seen)).toEqual(names(p2, () => true));
+      // Most names under the literal prefix fail the rest of the glob: the test runs after the query.
+      const sparse = await walk({ name: { glob: 'paged-0*7' }, scope: { project: p1 } }, () => 30);
+      expect(new Set(sparse.seen).size).toBe(sparse.seen.length);
+      expect(new Set(sparse.seen)).toEqual(names(p1, (i) => i < 1000 && i % 10 === 7));
+      expect(sparse.sizes).toEqual([30, 30, 30, 10]);
+    });
+
+    it('pages a glob the same whatever part of it SQLite walks along the primary key and reads from the name index', async () => {
+      const [p1] = [...inserted.keys()] as [string];
+      const expected = (inserted.get(p1) ?? []).filter((_, i) => i % 10 === 7).sort();
+      const plans: [string, string, FindOptions][] = [
+        ...[1, 45, 200, 1_000_000].map((first): [string, string, FindOptions] => ['*7', '', { prefixlessWalk: { first, second: 2 * first } }]),
+        ['paged-*7', 'paged-', { widePrefixMatches: 1_000_000 }],
+        ...[1, 45, 200, 1_000_000].map((first): [string, string, FindOptions] => [
+          'paged-*7',
+          'paged-',
+          { widePrefixMatches: 10, widePrefixWalk: { first, second: first } },
+        ]),
+      ];
+      for (const [nameGlob, namePrefix, options] of plans) {
+        const names: string[] = [];
+        const rows: string[] = [];
+        let after: { projectId: string; objectId: string } | undefined;
+        for (let page = 0; page < 20; page++) {
+          const query = { projectIds: [p1], visibility: 'visible' as const, nameGlob, namePrefix, after, limit: 25 };
+          const found = await t.platform.stores.objects.findNames(query, options);
+          expect(found.every((row) => row.name.endsWith('7'))).toBe(true);
+          const whole = await t.platform.stores.objects.find(query, options);
+          expect(whole.map((row) => row.objectId)).toEqual(found.map((row) => row.objectId));
+          names.push(...found.map((row) => row.objectId));
+          rows.push(...whole.map((row) => row.objectId));
+          const last = found.at(-1);
+          if (found.length < 25 || !last) break;
+          after = { projectId: p1, objectId: last.objectId };
+        }
+        expect(names, `${nameGlob} ${JSON.stringify(options)}`).toEqual(expected);
+        expect(rows).toEqual(expected);
+      }
     });
 
     it('pages correctly when most rows are filtered out after the database query', async () => {

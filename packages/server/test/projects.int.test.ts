@@ -44,6 +44,47 @@ describe.each(BACKENDS)('projects and folders on $name', (backend) => {
     expect((await t.admin.call('project-xxxx/listFolder', id, {})).folders).toEqual([]);
   });
 
+  it('pages listFolder by id with and without describe, hidden objects only when asked', async () => {
+    const { id } = await t.admin.call('project/new', { name: 'paged folder' });
+    await t.admin.call('project-xxxx/newFolder', id, { folder: '/paged/sub', parents: true });
+    const visible: string[] = [];
+    const hidden: string[] = [];
+    for (let i = 0; i < 23; i++) {
+      const { id: record } = await t.admin.call('record/new', { project: id, name: `r${i}`, folder: '/paged', hidden: i % 4 === 0, close: true });
+      (i % 4 === 0 ? hidden : visible).push(record);
+    }
+    // Not in the folder itself: neither listed nor counted.
+    await t.admin.call('record/new', { project: id, name: 'below', folder: '/paged/sub', close: true });
+    const walk = async (input: Record<string, unknown>) => {
+      const pages: { id: string; describe?: { name?: string } }[][] = [];
+      let starting: unknown;
+      for (let page = 0; page < 10; page++) {
+        const answer = await t.admin.call('project-xxxx/listFolder', id, { folder: '/paged', limit: 5, ...input, ...(starting ? { starting } : {}) });
+        pages.push(answer.objects as { id: string; describe?: { name?: string } }[]);
+        expect(answer.folders).toEqual(['/paged/sub']);
+        if (answer.next === null) return pages;
+        expect(answer.next).toBe(answer.objects.at(-1)?.id);
+        starting = answer.next;
+      }
+      throw new Error('paging did not end');
+    };
+    const ids = (pages: { id: string }[][]) => pages.flat().map((object) => object.id);
+    const plain = await walk({});
+    expect(plain.map((page) => page.length)).toEqual([5, 5, 5, 2]);
+    expect(ids(plain)).toEqual([...visible].sort());
+    expect(plain.flat().every((object) => object.describe === undefined)).toBe(true);
+    const described = await walk({ describe: { fields: { name: true } } });
+    expect(ids(described)).toEqual(ids(plain));
+    expect(described.flat().every((object) => /^r\d+$/.test(object.describe?.name ?? ''))).toBe(true);
+    const all = await walk({ includeHidden: true });
+    expect(all.map((page) => page.length)).toEqual([5, 5, 5, 5, 3]);
+    expect(ids(all)).toEqual([...visible, ...hidden].sort());
+    // Without a limit: everything in one answer and no `next` key.
+    const whole = await t.admin.call('project-xxxx/listFolder', id, { folder: '/paged' });
+    expect(whole.objects.map((object: { id: string }) => object.id)).toEqual(ids(plain));
+    expect('next' in whole).toBe(false);
+  });
+
   it('rejects folder names longer than 1000 characters', async () => {
     const { id } = await t.admin.call('project/new', { name: 'long' });
     await expectApiError(t.admin.call('project-xxxx/newFolder', id, { folder: `/${'x'.repeat(1001)}` }), 'InvalidInput', '1000');

@@ -9,8 +9,10 @@ import * as findByNameIndex from './migrations/202611221200-find-by-name-index.j
 import * as createAccountTables from './migrations/202611231000-create-account-tables.js';
 import * as createFailureReports from './migrations/202611241000-create-failure-reports.js';
 import * as otpLastStep from './migrations/202611251000-otp-last-step.js';
+import * as projectClosedBytes from './migrations/202611261000-project-closed-bytes.js';
 import type { Database } from './schema.js';
 import { cachingStatements } from './sqlite-statements.js';
+import { namedStatementsPool } from './pg-named-statements.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -33,6 +35,7 @@ const MIGRATIONS: Migration[] = [
   { name: '202611231000-create-account-tables', up: createAccountTables.up },
   { name: '202611241000-create-failure-reports', up: createFailureReports.up },
   { name: '202611251000-otp-last-step', up: otpLastStep.up },
+  { name: '202611261000-project-closed-bytes', up: projectClosedBytes.up },
 ];
 
 // PostgreSQL answers int8 and numeric as strings; every such column here holds ms timestamps or byte counts.
@@ -45,7 +48,7 @@ export function openDatabase(options: { databaseUrl?: string; sqlitePath: string
     // An idle connection dropped by the server (restart, failover, admin termination) must not crash
     // the process: the pool opens a new one on next use, and queries in flight fail on their own.
     pool.on('error', (error) => options.onPoolError?.(error));
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: namedStatementsPool(pool) }) });
     return { db, dialect: 'postgres', close: () => db.destroy() };
   }
   fs.mkdirSync(path.dirname(options.sqlitePath), { recursive: true });

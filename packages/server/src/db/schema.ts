@@ -81,6 +81,8 @@ export interface ProjectsTable {
   created: number;
   modified: number;
   version: number;
+  /** Bytes of closed files with a copy here (maintained by the objects repository; `dataUsage`). */
+  closedBytes: number;
 }
 
 export interface ProjectMembersTable {

@@ -28,6 +28,8 @@ export interface NameMatcher {
   exact?: string;
   /** Literal prefix every match starts with, for an index range. */
   prefix?: string;
+  /** The glob, when the filter is one with wildcards (lets the database test it, db/sql-helpers.ts). */
+  glob?: string;
 }
 
 export function nameMatcher(filter: NameFilter): NameMatcher {
@@ -36,7 +38,7 @@ export function nameMatcher(filter: NameFilter): NameMatcher {
     const regexp = globToRegExp(filter.glob);
     const prefix = globPrefix(filter.glob);
     if (prefix === filter.glob) return { test: (name) => name === prefix, exact: prefix };
-    return { test: (name) => regexp.test(name), prefix };
+    return { test: (name) => regexp.test(name), prefix, glob: filter.glob };
   }
   let regexp: RegExp;
   try {

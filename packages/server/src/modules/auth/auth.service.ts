@@ -1,3 +1,4 @@
+import type { ClusterBus } from '../../cluster/cluster-bus.js';
 import { createHash } from 'node:crypto';
 import { hash as argonHash, verify as argonVerify } from '@node-rs/argon2';
 import {
@@ -63,16 +64,24 @@ export class AuthService {
   private readonly cache = new Map<string, { caller: Caller; expires: number; until: number }>();
   private secondFactor: SecondFactor | undefined;
 
-  constructor(private readonly stores: Stores) {}
+  constructor(
+    private readonly stores: Stores,
+    private readonly bus?: ClusterBus,
+  ) {
+    bus?.subscribe((event) => {
+      if (event.type === 'auth-invalidated') this.cache.clear();
+    });
+  }
 
   /** Resolves a bearer token to its caller, or throws InvalidAuthentication. */
   async authenticate(authorization: string | undefined, now: number): Promise<Caller> {
     if (!authorization) throw invalidAuthentication('Authentication required: send "Authorization: Bearer <token>"');
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
     if (!match?.[1]) throw invalidAuthentication('The Authorization header must be "Bearer <token>"');
-    const secretHash = hashSecret(match[1]);
-    const cached = this.cache.get(secretHash);
+    // Keyed by the secret itself: a cache hit needs no hashing (the secret is in this process's memory anyway).
+    const cached = this.cache.get(match[1]);
     if (cached && cached.until > now && cached.expires > now) return cached.caller;
+    const secretHash = hashSecret(match[1]);
 
     const token = await this.stores.tokens.findBySecretHash(secretHash);
     if (!token || token.revoked) throw invalidAuthentication('The token could not be found or has been revoked');
@@ -88,7 +97,7 @@ export class AuthService {
       scope: parseJson<Caller['scope']>(token.scope, null),
     };
     if (this.cache.size > 10_000) this.cache.clear();
-    this.cache.set(secretHash, { caller, expires: token.expires, until: now + AUTH_CACHE_MS });
+    this.cache.set(match[1], { caller, expires: token.expires, until: now + AUTH_CACHE_MS });
     // `lastUsed` (shown in token lists) is recorded to the minute, not on every call.
     if (token.lastUsed === null || token.lastUsed < now - LAST_USED_PRECISION_MS) await this.stores.tokens.touch(token.id, now);
     return caller;
@@ -97,6 +106,7 @@ export class AuthService {
   /** Forget cached verifications (after a revoke, a disable or a password change). */
   invalidateCache(): void {
     this.cache.clear();
+    this.bus?.publish({ type: 'auth-invalidated' });
   }
 
   async login(input: { username: string; password: string; otp?: string; securityLevel?: SecurityLevel }, now: number): Promise<IssuedToken> {

@@ -17,7 +17,10 @@ import type { Caller } from '../auth/caller.js';
 import type { AccessService, ProjectAccess } from '../projects/access.service.js';
 import { applyProperties, dedupe } from '../projects/projects.service.js';
 import { describeObject, linksIn, objectFieldSelector } from './object-describe.js';
-import type { CopyRow, ObjectInContainer, ObjectRow } from './objects.repository.js';
+import type { CopyRow, FoundName, ObjectInContainer, ObjectQuery, ObjectRow } from './objects.repository.js';
+
+/** A search result: a whole row, or the keys and name when nothing else is needed. */
+type FoundRow = ObjectInContainer | FoundName;
 
 export interface ResolvedObject {
   row: ObjectInContainer;
@@ -265,15 +268,20 @@ export class DataObjectsService {
     const starting = parseCursor(input.starting);
     const results: { project: string; id: string; describe?: unknown }[] = [];
     let after = starting;
-    const batchSize = Math.min(FIND_LIMIT_MAX, Math.max(limit + 1, 100));
+    // One more than the page, so that a full page knows whether there is a next one without a second query.
+    const batchSize = Math.min(FIND_LIMIT_MAX + 1, Math.max(limit + 1, 100));
+    // Only describe and the tag, type, property and link tests need whole rows; the rest is answered
+    // from the keys and names (an index alone for a name search).
+    const wholeRows = Boolean(input.describe || input.tags || input.type || input.properties || input.link);
     for (;;) {
-      const batch = await this.stores.objects.find({
+      const query: ObjectQuery = {
         projectIds,
         classes,
         state: input.state,
         visibility: input.visibility ?? 'visible',
         nameExact: matcher?.exact,
         namePrefix: matcher?.prefix,
+        nameGlob: matcher?.glob,
         ids: input.id,
         folder: input.scope?.folder ? normalizeFolder(input.scope.folder) : undefined,
         recurse: input.scope?.recurse ?? true,
@@ -281,19 +289,23 @@ export class DataObjectsService {
         modified: input.modified,
         after,
         limit: batchSize,
-      });
+      };
+      const batch: readonly FoundRow[] = wholeRows ? await this.stores.objects.find(query) : await this.stores.objects.findNames(query);
       for (const row of batch) {
         after = { projectId: row.projectId, objectId: row.objectId };
         if (matcher && !matcher.test(row.name)) continue;
-        if (input.tags && !matchesTags(parseJson<string[]>(row.tags, []), input.tags)) continue;
-        if (input.type && !matchesTags(parseJson<string[]>(row.types, []), input.type)) continue;
-        if (input.properties && !matchesProperties(parseJson(row.properties, {}), input.properties)) continue;
-        if (input.link && !linksIn(parseJson(row.details, {})).has(input.link)) continue;
+        // Whole rows were read exactly when these tests (or describe) need them.
+        if ('tags' in row) {
+          if (input.tags && !matchesTags(parseJson<string[]>(row.tags, []), input.tags)) continue;
+          if (input.type && !matchesTags(parseJson<string[]>(row.types, []), input.type)) continue;
+          if (input.properties && !matchesProperties(parseJson(row.properties, {}), input.properties)) continue;
+          if (input.link && !linksIn(parseJson(row.details, {})).has(input.link)) continue;
+        }
         if (results.length === limit) return { results, next: { project: results[results.length - 1]?.project, id: results[results.length - 1]?.id } };
         results.push({
           project: row.projectId,
           id: row.objectId,
-          ...(input.describe ? { describe: await this.describeRow(row, input.describe) } : {}),
+          ...(input.describe && 'tags' in row ? { describe: await this.describeRow(row, input.describe) } : {}),
         });
       }
       if (batch.length < batchSize) return { results, next: null };

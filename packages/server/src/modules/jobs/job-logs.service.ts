@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { LogMessage } from '@panx/contract';
+import type { ClusterBus } from '../../cluster/cluster-bus.js';
 import type { Stores } from '../../db/stores.js';
 import { toJson } from '../../lib/json.js';
 import type { LogLine, StreamOffsets } from '../../scheduler/executors/executor.js';
@@ -21,8 +22,20 @@ const MAX_MESSAGE = 32 * 1024;
 export class JobLogsService {
   private readonly events = new EventEmitter();
 
-  constructor(private readonly stores: Stores) {
+  constructor(
+    private readonly stores: Stores,
+    private readonly bus?: ClusterBus,
+  ) {
     this.events.setMaxListeners(0);
+    // Lines stored by another process of this server wake this one's live logs at once.
+    bus?.subscribe((event) => {
+      if (event.type === 'log-appended') this.events.emit('appended', event.jobId);
+    });
+  }
+
+  private appended(jobId: string): void {
+    this.events.emit('appended', jobId);
+    this.bus?.publish({ type: 'log-appended', jobId });
   }
 
   async ingest(jobId: string, tryNumber: number, lines: readonly LogLine[], offsets: StreamOffsets): Promise<void> {
@@ -45,13 +58,13 @@ export class JobLogsService {
       all[String(tryNumber)] = offsets;
       await tx.jobs.update(jobId, { logOffsets: toJson(all) });
     });
-    this.events.emit('appended', jobId);
+    this.appended(jobId);
   }
 
   /** A line from the platform itself. */
   async system(jobId: string, tryNumber: number, msg: string, level = 'INFO', now = Date.now()): Promise<void> {
     await this.stores.jobs.insertLogs([{ jobId, try: tryNumber, timestamp: now, source: 'SYSTEM', level, msg: msg.slice(0, MAX_MESSAGE) }]);
-    this.events.emit('appended', jobId);
+    this.appended(jobId);
   }
 
   read(jobs: readonly { id: string; try: number }[], options: { afterId?: number; limit: number; levels?: readonly string[] }): Promise<LogRow[]> {

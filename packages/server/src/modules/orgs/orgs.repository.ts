@@ -1,8 +1,12 @@
 import type { Executor } from '../../db/stores.js';
 import type { OrgMembersTable, OrgsTable } from '../../db/schema.js';
+import { PreparedQuery } from '../../db/prepared-query.js';
 
 export type OrgRow = OrgsTable;
 export type OrgMemberRow = OrgMembersTable;
+
+/** Read on every authorization check: compiled once (db/prepared-query.ts). */
+const membershipsOf = new PreparedQuery((db, userId: string) => db.selectFrom('orgMembers').selectAll().where('userId', '=', userId).orderBy('orgId'));
 
 export class OrgsRepository {
   constructor(private readonly db: Executor) {}
@@ -62,6 +66,6 @@ export class OrgsRepository {
 
   /** The orgs a user belongs to, with the membership terms. */
   membershipsOfUser(userId: string): Promise<OrgMemberRow[]> {
-    return this.db.selectFrom('orgMembers').selectAll().where('userId', '=', userId).orderBy('orgId').execute();
+    return membershipsOf.execute(this.db, userId);
   }
 }

@@ -43,14 +43,18 @@ export class FoldersService {
     if (only !== 'folders') {
       const limit = input.limit ?? 10_000;
       const afterId = typeof input.starting === 'string' ? input.starting : undefined;
-      const rows = await this.stores.objects.listFolder(id, folder, { includeHidden: input.includeHidden ?? false, afterId, limit: limit + 1 });
+      const paging = { includeHidden: input.includeHidden ?? false, afterId, limit: limit + 1 };
+      if (!input.describe) {
+        // Without describe a listing is ids only: read them from the folder index, not the rows.
+        const ids = await this.stores.objects.listFolderIds(id, folder, paging);
+        const page = ids.slice(0, limit);
+        if (ids.length > limit) next = page[page.length - 1] ?? null;
+        return { objects: page.map((objectId) => ({ id: objectId })), folders, ...(input.limit ? { next } : {}) };
+      }
+      const rows = await this.stores.objects.listFolder(id, folder, paging);
       const page = rows.slice(0, limit);
       if (rows.length > limit) next = page[page.length - 1]?.objectId ?? null;
       for (const row of page) {
-        if (!input.describe) {
-          objects.push({ id: row.objectId });
-          continue;
-        }
         const want = objectFieldSelector(row.class, input.describe);
         const parts =
           row.class === 'file' && (want('parts') || (want('size') && row.state !== 'closed')) ? await this.stores.objects.listParts(row.objectId) : undefined;
@@ -196,6 +200,11 @@ export class FoldersService {
       }
     }
     const rows = await this.stores.objects.findManyInContainer(id, [...plan.keys()]);
+    // An object named in the call and removed since it was read fails the clone rather than drop out
+    // of it silently (one removed from a cloned folder meanwhile is simply no longer in that folder).
+    const found = new Set(rows.map((row) => row.objectId));
+    const vanished = objectIds.filter((objectId) => !found.has(objectId));
+    if (vanished.length) throw notFound(`These objects were removed from ${id} while being cloned: ${vanished.slice(0, 5).join(', ')}`);
     const notClosed = rows.filter((row) => row.state !== 'closed');
     if (notClosed.length)
       throw invalidState(
@@ -222,6 +231,14 @@ export class FoldersService {
         modified: now,
       }));
     await this.stores.transaction(async (tx) => {
+      // The sources are checked again, held, in the transaction: a removal committed since the reads
+      // above would otherwise leave copies of objects it deleted as orphans.
+      const held = await tx.objects.holdCopies(
+        id,
+        copies.map((copy) => copy.objectId),
+      );
+      const gone = copies.filter((copy) => !held.has(copy.objectId)).map((copy) => copy.objectId);
+      if (gone.length) throw notFound(`These objects were removed from ${id} while being cloned: ${gone.slice(0, 5).join(', ')}`);
       await tx.projects.insertFolders(input.project, [...new Set(newFolders.flatMap((folder) => pathWithAncestors(folder)))]);
       await tx.objects.insertCopies(copies);
     });

@@ -1,21 +1,35 @@
 import type { Executor } from '../../db/stores.js';
 import type { ProjectMembersTable, ProjectsTable } from '../../db/schema.js';
 import { likePrefix } from '../../db/sql-helpers.js';
+import { PreparedQuery } from '../../db/prepared-query.js';
 
 export type ProjectRow = ProjectsTable;
 export type ProjectMemberRow = ProjectMembersTable;
+
+// The queries of every authorization check, compiled once (db/prepared-query.ts).
+const projectById = new PreparedQuery((db, id: string) => db.selectFrom('projects').selectAll().where('id', '=', id));
+const membersOf = new PreparedQuery((db, projectId: string) =>
+  db.selectFrom('projectMembers').selectAll().where('projectId', '=', projectId).orderBy('memberId'),
+);
+const grantsToMembers = new PreparedQuery((db, projectId: string, memberIds: readonly string[]) =>
+  db.selectFrom('projectMembers').selectAll().where('projectId', '=', projectId).where('memberId', 'in', memberIds),
+);
 
 /** Projects and containers, their members and their folders. */
 export class ProjectsRepository {
   constructor(private readonly db: Executor) {}
 
-  async insert(row: ProjectRow): Promise<void> {
-    await this.db.insertInto('projects').values(row).execute();
+  /** A new container holds nothing yet: its closed bytes start at 0. */
+  async insert(row: Omit<ProjectRow, 'closedBytes'>): Promise<void> {
+    await this.db
+      .insertInto('projects')
+      .values({ ...row, closedBytes: 0 })
+      .execute();
     await this.db.insertInto('folders').values({ projectId: row.id, path: '/' }).execute();
   }
 
   findById(id: string): Promise<ProjectRow | undefined> {
-    return this.db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
+    return projectById.first(this.db, id);
   }
 
   findByIds(ids: readonly string[]): Promise<ProjectRow[]> {
@@ -37,17 +51,12 @@ export class ProjectsRepository {
   // ---- members ----
 
   listMembers(projectId: string): Promise<ProjectMemberRow[]> {
-    return this.db.selectFrom('projectMembers').selectAll().where('projectId', '=', projectId).orderBy('memberId').execute();
+    return membersOf.execute(this.db, projectId);
   }
 
   /** Explicit grants to any of `memberIds` (a user and their orgs) on one project. */
   grantsTo(projectId: string, memberIds: readonly string[]): Promise<ProjectMemberRow[]> {
-    return this.db
-      .selectFrom('projectMembers')
-      .selectAll()
-      .where('projectId', '=', projectId)
-      .where('memberId', 'in', memberIds.length ? memberIds : [''])
-      .execute();
+    return grantsToMembers.execute(this.db, projectId, memberIds.length ? memberIds : ['']);
   }
 
   /** Every grant to any of `memberIds`, across projects. */

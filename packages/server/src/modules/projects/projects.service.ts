@@ -108,7 +108,8 @@ export class ProjectsService {
       row: project,
       level: access.level,
       members: want('permissions') ? await this.stores.projects.listMembers(project.id) : undefined,
-      dataUsageBytes: want('dataUsage') || want('storageCost') ? await this.stores.objects.dataUsage(project.id) : undefined,
+      // Kept up to date by the objects repository as files close and copies come and go.
+      dataUsageBytes: Number(project.closedBytes),
       folders: want('folders') ? await this.stores.projects.listFolders(project.id) : undefined,
     });
   }
