@@ -1,3 +1,4 @@
+import { createClusterBus } from './cluster/cluster-bus.js';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -66,6 +67,8 @@ import type { BlobStore } from './storage/blob-store.js';
 import { FsBlobStore } from './storage/fs.blob-store.js';
 import { S3BlobStore } from './storage/s3.blob-store.js';
 
+/** A close younger than this may still be running in another process: the periodic recovery sweep leaves it alone. */
+const RECENT_CLOSE_MS = 60_000;
 export interface Services {
   auth: AuthService;
   users: UsersService;
@@ -135,7 +138,9 @@ export async function createPlatform(config: ResolvedConfig, log: Logger = creat
 
   // Called by services after commits that orphan blobs; `files` exists by the time any request runs.
   const onObjectsDeleted = () => void files.collectGarbage();
-  const auth = new AuthService(stores);
+  // Events every process of a multi-process server must hear (a no-op in a single process).
+  const bus = createClusterBus();
+  const auth = new AuthService(stores, bus);
   const twoFactor = new TwoFactorService(database.db, auth, { issuer: 'Panx' });
   auth.useSecondFactor(twoFactor);
   const notifications = new NotificationsService(database.db);
@@ -157,7 +162,7 @@ export async function createPlatform(config: ResolvedConfig, log: Logger = creat
   const instanceTypes = new InstanceTypes(config.engine.instanceTypes);
   const applets = new AppletsService(stores, access, objects, instanceTypes);
   const apps = new AppsService(stores, folders, instanceTypes);
-  const jobLogs = new JobLogsService(stores);
+  const jobLogs = new JobLogsService(stores, bus);
   const engine = new JobEngine(stores, auth, applets, apps, projects, jobLogs, log, {
     maxRestarts: 9,
     keepWorkDirs: config.engine.keepWorkDirs,
@@ -241,15 +246,22 @@ export async function createPlatform(config: ResolvedConfig, log: Logger = creat
     try {
       await stores.users.count();
       await blobs.check();
-      return { status: 'ready', database: database.dialect, blobStore: blobs.kind };
+      // Which process answered: in a server of several processes, the leader runs the engine.
+      const role = config.processes > 1 ? (config.background ? 'leader' : 'api') : 'single';
+      return { status: 'ready', database: database.dialect, blobStore: blobs.kind, process: { pid: process.pid, role } };
     } catch (error) {
       return reply.code(503).send({ error: { type: 'ServiceUnavailable', message: `Not ready: ${(error as Error).message}` } });
     }
   });
 
-  await files.recover(Date.now());
-  const sweeper = setInterval(() => void files.recover(Date.now()), 10 * 60_000);
-  sweeper.unref();
+  // Recovery of files left closing (and of day-old open uploads): in the leader only, in a cluster.
+  let sweeper: NodeJS.Timeout | undefined;
+  if (config.background) {
+    // In a server of several processes, the others may be closing files while this one starts.
+    await files.recover(Date.now(), { closingOlderThanMs: config.processes > 1 ? RECENT_CLOSE_MS : 0 });
+    sweeper = setInterval(() => void files.recover(Date.now(), { closingOlderThanMs: RECENT_CLOSE_MS }), RECENT_CLOSE_MS);
+    sweeper.unref();
+  }
 
   let scheduler: Scheduler | undefined;
   let stopAnalysisSweeps = () => {};
@@ -314,7 +326,7 @@ export async function createPlatform(config: ResolvedConfig, log: Logger = creat
     },
     scheduler,
     async close() {
-      clearInterval(sweeper);
+      if (sweeper) clearInterval(sweeper);
       stopAnalysisSweeps();
       await scheduler?.close();
       jobLogQuery.closeAll();

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -103,6 +104,13 @@ export type EngineConfig = z.infer<typeof engineSchema>;
 
 export const configSchema = z.object({
   port: z.number().int().min(0).max(65_535).default(8080),
+  /**
+   * API processes sharing the port (node:cluster): 1 runs everything in this process; N > 1 runs a
+   * supervisor, a leader (engine, background work) and N − 1 API-only processes (cluster/supervisor.ts).
+   */
+  processes: z.number().int().min(1).max(64).default(1),
+  /** This process runs the background work (file recovery sweeps); off in a cluster's API-only processes. */
+  background: z.boolean().default(true),
   host: z.string().default('0.0.0.0'),
   /** Where clients reach this server; upload/download URLs and the web app's apiServer are built from it. */
   publicUrl: z.string().url().optional(),
@@ -151,6 +159,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
 
   const fromEnv: Record<string, unknown> = {
     port: env.PANX_PORT ? Number(env.PANX_PORT) : undefined,
+    processes: env.PANX_PROCESSES ? (env.PANX_PROCESSES === 'auto' ? os.availableParallelism() : Number(env.PANX_PROCESSES)) : undefined,
     host: env.PANX_HOST,
     publicUrl: env.PANX_PUBLIC_URL,
     dataDir: env.PANX_DATA_DIR,
