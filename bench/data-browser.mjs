@@ -17,13 +17,12 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { benchUser, build, fmt, parseArgs, printMachine, printTable, ROOT, saveResults, sleep, startPanx } from './lib.mjs';
+import { benchUser, build, CHROMIUM, CHROMIUM_ARGS, fmt, parseArgs, printMachine, printTable, ROOT, saveResults, sleep, startPanx } from './lib.mjs';
 
 const args = parseArgs();
 const OBJECTS = Number(args.objects ?? 100_000);
 const UPLOAD_MIB = Number(args['upload-mib'] ?? 1024);
 const RUNS = Number(args.runs ?? 5);
-const CHROMIUM = process.env.PANX_CHROMIUM ?? '/usr/bin/chromium';
 const WEB_DIR = path.join(ROOT, 'packages/web/dist');
 const PX = path.join(ROOT, 'packages/cli/bin/px.js');
 const MiB = 1024 * 1024;
@@ -74,7 +73,7 @@ try {
   db.close();
   console.log(`seeded ${OBJECTS.toLocaleString('en-US')} objects in /many in ${fmt((Date.now() - seedStart) / 1000)} s\n`);
 
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   const page = await context.newPage();
   await page.goto(`${server.url}/panx/home`);

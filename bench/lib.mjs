@@ -14,6 +14,9 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 export const SERVER_MAIN = path.join(ROOT, 'packages/server/dist/main.js');
 export const PG_ADMIN_URL = process.env.PANX_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 // Under node_modules/.cache: ignored by git and by Biome (which checks bench/**).
+/** Debian's Chromium and the launch arguments of the web app's browser tests (packages/web/test/browser.ts). */
+export const CHROMIUM = process.env.PANX_CHROMIUM ?? '/usr/bin/chromium';
+export const CHROMIUM_ARGS = JSON.parse(fs.readFileSync(path.join(ROOT, 'packages/web/test/chromium-args.json'), 'utf8'));
 export const RESULTS_DIR = process.env.PANX_BENCH_RESULTS ?? path.join(ROOT, 'node_modules/.cache/panx-bench');
 const CLK_TCK = 100;
 

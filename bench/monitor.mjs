@@ -20,13 +20,12 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { benchUser, build, fmt, parseArgs, printMachine, printTable, ROOT, saveResults, sleep, startPanx } from './lib.mjs';
+import { benchUser, build, CHROMIUM, CHROMIUM_ARGS, fmt, parseArgs, printMachine, printTable, ROOT, saveResults, sleep, startPanx } from './lib.mjs';
 
 const args = parseArgs();
 const SUBJOBS = Number(args.subjobs ?? 1000);
 const LINES = Number(args.lines ?? 1_000_000);
 const PINGS = Number(args.pings ?? 40);
-const CHROMIUM = process.env.PANX_CHROMIUM ?? '/usr/bin/chromium';
 const WEB_DIR = process.env.PANX_BENCH_WEB_DIR ?? path.join(ROOT, 'packages/web/dist');
 const ID_ALPHABET = '0123456789BFGJKPQVXYZbfgjkpqvxyz';
 
@@ -141,7 +140,7 @@ part() { echo "part done"; }`,
     `seeded ${SUBJOBS.toLocaleString('en-US')} subjobs and ${LINES.toLocaleString('en-US')} log lines in ${fmt((Date.now() - seedStart) / 1000)} s\n`,
   );
 
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   const page = await context.newPage();
   await page.goto(`${server.url}/panx/home`);

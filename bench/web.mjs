@@ -18,12 +18,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { build, fmt, parseArgs, printMachine, printTable, ROOT, saveResults, startPanx, summarize } from './lib.mjs';
+import { build, CHROMIUM, CHROMIUM_ARGS, fmt, parseArgs, printMachine, printTable, ROOT, saveResults, startPanx, summarize } from './lib.mjs';
 
 const args = parseArgs();
 const RUNS = Number(args.runs ?? 20);
 const WARMUP = Number(args.warmup ?? 3);
-const CHROMIUM = process.env.PANX_CHROMIUM ?? '/usr/bin/chromium';
 const WEB_DIST = path.join(ROOT, 'packages/web/dist');
 const BUDGET_GZIP_KB = 250;
 const BUDGET_FIRST_CONTENT_MS = 1000;
@@ -78,15 +77,7 @@ try {
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
+    args: CHROMIUM_ARGS,
   });
 
   /** A browser context whose pages are signed in and record when `selector` first appears. */

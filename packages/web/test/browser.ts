@@ -20,6 +20,11 @@ export const CHROMIUM = process.env.PANX_CHROMIUM ?? '/usr/bin/chromium';
 export const browserAvailable = fs.existsSync(CHROMIUM) && fs.existsSync(path.join(webDir, 'index.html'));
 export const WIDE = { width: 1280, height: 800 };
 export const NARROW = { width: 375, height: 740 };
+/**
+ * Headless Chromium as a root CI container runs it: no sandbox, no GPU, no background traffic. A JSON
+ * file, so that the browser benches (plain .mjs, bench/lib.mjs) launch it the same way.
+ */
+export const CHROMIUM_ARGS = JSON.parse(fs.readFileSync(path.join(here, 'chromium-args.json'), 'utf8')) as string[];
 
 export interface Account {
   id: string;
@@ -54,15 +59,7 @@ export async function launchBrowser(server: TestPlatform, name: string): Promise
     headless: true,
     viewport: WIDE,
     acceptDownloads: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
+    args: CHROMIUM_ARGS,
   });
   const problems: string[] = [];
   return {

@@ -15,15 +15,14 @@ import zlib from 'node:zlib';
 import { createClient, type PanxClient } from '@panx/client';
 import Database from 'better-sqlite3';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_ARGS, WIDE } from './browser.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../../server/test/harness.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const webDir = path.resolve(here, '..', 'dist');
 const shotsDir = path.resolve(here, '..', 'test-results', 'screenshots');
-const CHROMIUM = process.env.PANX_CHROMIUM ?? '/usr/bin/chromium';
 const available = fs.existsSync(CHROMIUM) && fs.existsSync(path.join(webDir, 'index.html'));
-const WIDE = { width: 1280, height: 800 };
 const NARROW = { width: 375, height: 740 };
 const MiB = 1024 * 1024;
 
@@ -142,15 +141,7 @@ describe.skipIf(!available)('project and data pages in Chromium', { timeout: 120
       headless: true,
       viewport: WIDE,
       acceptDownloads: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
+      args: CHROMIUM_ARGS,
     });
   });
 

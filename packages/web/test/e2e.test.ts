@@ -11,6 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createClient, type PanxClient } from '@panx/client';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_ARGS, WIDE } from './browser.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { totpCode } from '../../server/src/modules/auth/totp.js';
 import { startTestPlatform, type TestPlatform } from '../../server/test/harness.js';
@@ -18,7 +19,6 @@ import { startTestPlatform, type TestPlatform } from '../../server/test/harness.
 const here = path.dirname(fileURLToPath(import.meta.url));
 const webDir = path.resolve(here, '..', 'dist');
 const shotsDir = path.resolve(here, '..', 'test-results', 'screenshots');
-const CHROMIUM = process.env.PANX_CHROMIUM ?? '/usr/bin/chromium';
 const available = fs.existsSync(CHROMIUM) && fs.existsSync(path.join(webDir, 'index.html'));
 if (!available) {
   console.warn(
@@ -28,7 +28,6 @@ if (!available) {
   );
 }
 
-const WIDE = { width: 1280, height: 800 };
 const NARROW = { width: 375, height: 740 };
 const OTP_SECRET = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';
 
@@ -123,15 +122,7 @@ describe.skipIf(!available)('web app in Chromium', { timeout: 60_000 }, () => {
       executablePath: CHROMIUM,
       headless: true,
       viewport: WIDE,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
+      args: CHROMIUM_ARGS,
     });
   });
 

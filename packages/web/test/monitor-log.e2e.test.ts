@@ -89,6 +89,9 @@ describe.skipIf(!browserAvailable)('the live job log in Chromium', { timeout: 18
     await expect.poll(() => routes.length, { timeout: 15_000 }).toBe(3);
     fs.writeFileSync(gate, '');
     await expect.poll(() => viewer(page).getAttribute('data-status'), { timeout: 60_000 }).toBe('ended');
+    // The page's own state badge follows at once, not at its next 5 s poll.
+    const badge = page.locator('[data-testid="execution-name"] + [data-state]');
+    await expect.poll(() => badge.getAttribute('data-state'), { timeout: 2_500 }).toBe('done');
     expect((await waitForJob(alice.client, job)).state).toBe('done');
     expect(await viewer(page).getByText('Complete').isVisible()).toBe(true);
 
@@ -168,6 +171,38 @@ describe.skipIf(!browserAvailable)('the live job log in Chromium', { timeout: 18
     expect(levels.length).toBe(stderr);
     expect(new Set(levels)).toEqual(new Set(['STDERR']));
     await shoot(page, 'monitor-log-stderr');
+    await page.close();
+  });
+
+  it('keeps following when the viewer shrinks; scrolling up stops following, Jump to latest resumes it', async () => {
+    fs.writeFileSync(gate, '');
+    await waitForJob(alice.client, job);
+    const page = await browser.signedInPage(alice, `/panx/projects/${project}/monitor/job/${job}/log`);
+    await expect.poll(() => viewer(page).getAttribute('data-status'), { timeout: 30_000 }).toBe('ended');
+    const total = viewer(page).getAttribute('data-lines');
+    const lastShown = () => page.locator('[data-line]').last().getAttribute('data-line');
+    const followSwitch = viewer(page).getByRole('switch', { name: 'Follow' });
+    await expect.poll(lastShown).toBe(await total);
+
+    // The viewer is sized from the window: a shorter window shrinks it, and the last line stays in view.
+    const size = page.viewportSize() ?? { width: 1280, height: 800 };
+    const scroller = page.getByTestId('log-scroller');
+    const gapBelow = () => scroller.evaluate((element) => element.scrollHeight - element.scrollTop - element.clientHeight);
+    await page.setViewportSize({ width: size.width, height: size.height - 200 });
+    await expect.poll(gapBelow).toBeLessThan(1);
+    await expect.poll(lastShown).toBe(await total);
+    expect(await followSwitch.isChecked()).toBe(true);
+    expect(await page.getByTestId('log-jump').count()).toBe(0);
+
+    // The reader scrolls up: follow stops and offers the way back.
+    await scroller.hover();
+    await page.mouse.wheel(0, -400);
+    await expect.poll(() => followSwitch.isChecked()).toBe(false);
+    await page.getByTestId('log-jump').click();
+    await expect.poll(() => followSwitch.isChecked()).toBe(true);
+    await expect.poll(gapBelow).toBeLessThan(1);
+    await expect.poll(lastShown).toBe(await total);
+    await page.setViewportSize(size);
     await page.close();
   });
 

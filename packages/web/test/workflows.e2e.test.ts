@@ -104,13 +104,26 @@ describe.skipIf(!browserAvailable)('workflow editor and importer in Chromium', {
     await settled(page);
   }
 
+  /** A locator's box once two readings 100 ms apart agree. */
+  async function steadyBox(page: Page, locator: ReturnType<Page['locator']>): Promise<{ x: number; y: number; width: number; height: number }> {
+    let last: { x: number; y: number; width: number; height: number } | null = null;
+    for (let attempt = 0; attempt < 100; attempt++) {
+      const box = await locator.boundingBox();
+      if (box && last && box.x === last.x && box.y === last.y && box.width === last.width && box.height === last.height) return box;
+      last = box;
+      await page.waitForTimeout(100);
+    }
+    throw new Error('a handle is not on the screen, or never stops moving');
+  }
+
   /** Drags from one stage's output handle onto another's input handle with the mouse. */
   async function drag(page: Page, from: { stage: string; output: string }, to: { stage: string; input: string }): Promise<void> {
     const source = page.locator(`[data-stage-id="${from.stage}"] [data-field="out:${from.output}"] .react-flow__handle`);
     const target = page.locator(`[data-stage-id="${to.stage}"] [data-field="in:${to.input}"] .react-flow__handle`);
-    const a = await source.boundingBox();
-    const b = await target.boundingBox();
-    if (!a || !b) throw new Error('a handle is not on the screen');
+    // The canvas lays new stages out and fits the view after they appear: a drag that starts before
+    // the handles stop moving misses them (this raced in CI).
+    const a = await steadyBox(page, source);
+    const b = await steadyBox(page, target);
     await page.mouse.move(a.x + a.width / 2, a.y + a.height / 2);
     await page.mouse.down();
     await page.mouse.move((a.x + b.x) / 2, (a.y + b.y) / 2, { steps: 8 });

@@ -1,6 +1,6 @@
 import { Alert, Anchor, Button, Group, List, Modal, Paper, Stack, Tabs, Text, Timeline, Title, Tooltip } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
-import { useMutation } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type ReactNode, useEffect, useState } from 'react';
 import { Link, Navigate, useNavigate, useParams } from 'react-router';
 import { api } from '../../lib/api';
@@ -28,7 +28,7 @@ import { ExecutionTree } from './ExecutionTree';
 import { IoSection } from './ExecutionIO';
 import { LogViewer } from './log/LogViewer';
 import { FailureReportModal } from './report/FailureReportModal';
-import { useExecution, useExecutionTree, useRerunStages, useTerminate } from './hooks';
+import { executionsKey, useExecution, useExecutionTree, useRerunStages, useTerminate } from './hooks';
 import classes from './Monitor.module.css';
 import { StateBadge, userHandle } from './StateBadge';
 
@@ -222,6 +222,7 @@ function ExecutionDetails({
 
 /** The live log of the job (or of one of its tries): LogViewer of features/monitor/log. */
 function LogSlot({ jobId, tryNumber, project }: { jobId: string; tryNumber: number | undefined; project: string }) {
+  const queryClient = useQueryClient();
   return (
     <div data-testid="log-slot" data-job={jobId}>
       <LogViewer
@@ -229,6 +230,7 @@ function LogSlot({ jobId, tryNumber, project }: { jobId: string; tryNumber: numb
         jobId={jobId}
         project={project}
         height="min(600px, calc(100vh - 260px))"
+        onEnded={() => void queryClient.invalidateQueries({ queryKey: executionsKey })}
         {...(tryNumber === undefined ? {} : { tryNumber })}
       />
     </div>

@@ -516,7 +516,7 @@ export function RunnerForm(props: RunnerFormProps) {
               error={(!costParsed.ok && (submitted || costLimit !== '') ? costParsed.error : undefined) ?? serverErrors.costLimit}
               inputMode="decimal"
             />
-            <RunBar state={state} blockers={blockers} running={run.isPending} onRun={submit} error={generalError} />
+            <RunBar state={state} blockers={blockers} checking={checking.size > 0} running={run.isPending} onRun={submit} error={generalError} />
           </Stack>
         </Paper>
       </Grid.Col>
@@ -533,12 +533,15 @@ const STATE_TEXT: Record<string, { label: string; color: string }> = {
 function RunBar({
   state,
   blockers,
+  checking,
   running,
   onRun,
   error,
 }: {
   state: string;
   blockers: string[];
+  /** Picked inputs are being checked with the API: a run now could start with an unreadable input. */
+  checking: boolean;
   running: boolean;
   onRun: () => void;
   error?: string;
@@ -561,7 +564,13 @@ function RunBar({
         <Badge color={text.color} variant="light" data-state={state} data-testid="form-state">
           {text.label}
         </Badge>
-        <Button onClick={onRun} loading={running} disabled={blockers.length > 0} size="md" title={blockers[0]}>
+        <Button
+          onClick={onRun}
+          loading={running}
+          disabled={blockers.length > 0 || checking}
+          size="md"
+          title={blockers[0] ?? (checking ? 'Checking the selected inputs…' : undefined)}
+        >
           Run
         </Button>
       </Group>

@@ -19,6 +19,8 @@ export interface LogViewerProps {
   height?: number | string;
   /** Offer "Report a problem" (the FailureReportModal for this job) in the toolbar; default true. */
   reportProblem?: boolean;
+  /** Called once the log has ended (END_LOG: the job reached a final state), e.g. to refresh the job's details at once. */
+  onEnded?: () => void;
 }
 
 const ROW_HEIGHT = 20;
@@ -114,6 +116,17 @@ const LogRows = memo(function LogRows({ buffer, view, count, version, query, cur
     const element = scrollRef.current;
     if (follow && element && count > 0) element.scrollTop = element.scrollHeight;
   }, [follow, count, version, scrollRef]);
+  // ... and when the viewport itself changes size (the toolbar wrapping, the window resized), which
+  // fires no render here.
+  useEffect(() => {
+    const element = scrollRef.current;
+    if (!follow || !element) return;
+    const observer = new ResizeObserver(() => {
+      element.scrollTop = element.scrollHeight;
+    });
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, [follow, scrollRef]);
   return (
     <div
       ref={scrollRef}
@@ -183,7 +196,7 @@ function statusBadge(state: StreamState) {
  * Rows are virtualised (TanStack Virtual), so a million lines scroll like ten. Lines come from the
  * REST `getLog` pages, then the log websocket, which resumes after the last line held when it drops.
  */
-export function LogViewer({ jobId, tryNumber, project, height = 480, reportProblem = true }: LogViewerProps) {
+export function LogViewer({ jobId, tryNumber, project, height = 480, reportProblem = true, onEnded }: LogViewerProps) {
   const [reporting, setReporting] = useState(false);
   const buffer = useMemo(() => {
     void jobId;
@@ -262,6 +275,14 @@ export function LogViewer({ jobId, tryNumber, project, height = 480, reportProbl
     };
   }, [buffer, view, jobId, tryNumber]);
 
+  // The log ends when the job does: the page need not wait for its next poll to say so.
+  const ended = state.status === 'ended';
+  const onEndedRef = useRef(onEnded);
+  onEndedRef.current = onEnded;
+  useEffect(() => {
+    if (ended) onEndedRef.current?.();
+  }, [ended]);
+
   useEffect(() => {
     view.setLevels(levels ? new Set(levels) : undefined);
     setCurrentMatch(-1);
@@ -282,12 +303,22 @@ export function LogViewer({ jobId, tryNumber, project, height = 480, reportProbl
 
   const count = view.count;
 
+  // Follow stops only when the reader scrolls up. A scroll event that merely finds the view short of
+  // the bottom (the viewport shrank after the last scroll, lines arrived in between) leaves it on.
+  const lastScrollTop = useRef(0);
   const onScroll = useCallback(() => {
     const element = scrollRef.current;
     if (!element) return;
-    const atBottom = element.scrollTop + element.clientHeight >= element.scrollHeight - ROW_HEIGHT * 2;
-    setFollow((was) => (was === atBottom ? was : atBottom));
-    if (atBottom) setUnseen(0);
+    const top = element.scrollTop;
+    const scrolledUp = top < lastScrollTop.current;
+    lastScrollTop.current = top;
+    const atBottom = top + element.clientHeight >= element.scrollHeight - ROW_HEIGHT * 2;
+    if (atBottom) {
+      setFollow(true);
+      setUnseen(0);
+    } else if (scrolledUp) {
+      setFollow(false);
+    }
   }, []);
 
   const jumpToLatest = useCallback(() => {
