@@ -42,6 +42,7 @@ describe.each(['inline', 'process'] as const)('the local executor with runner: %
   echo "who=$who reads=$reads_name prefix=$reads_prefix pwd=$(pwd)"
   test "$(pwd)" = "$HOME"
   test -f job_input.json && test -f dnanexus-job.json && test -d in && test -d out
+  grep -q '"id": "applet-' dnanexus-executable.json && grep -q '"name": "summary"' dnanexus-executable.json
   parent=$(cat /proc/$PPID/comm)
   printf '{"summary": "%s/%s", "parent": "%s"}' "$who" "$reads_name" "$parent" > job_output.json
 }`,

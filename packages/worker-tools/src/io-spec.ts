@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { io, localPath } from './io.js';
 import { isApiError, type PanxClient } from '@panx/client';
 import type { JobEnvironment } from './environment.js';
@@ -11,6 +12,8 @@ import { isObject } from './links.js';
  * then (for the `main` entry point only; subjobs get none) `/applet-xxxx/describe` or
  * `/app-xxxx/describe`; without DX_JOB_ID, from the dxapp.json named by DX_TEST_DXAPP_JSON. A spec
  * file given on the command line (`--output-spec`, `--input-spec`; a testing aid of Panx) comes first.
+ * Inside a job, the `dnanexus-job.json` and `dnanexus-executable.json` that the runner writes in HOME
+ * (as DNAnexus workers have them) answer without the two describes, when they are this job's.
  */
 
 export type SpecKind = 'inputSpec' | 'outputSpec';
@@ -42,6 +45,8 @@ export async function executableSpec(
 ): Promise<IoSpecItem[] | undefined> {
   if (specFile) return readSpecFile(specFile, kind);
   if (environment.jobId) {
+    const fromHome = specFromHome(environment.home, environment.jobId, kind);
+    if (fromHome !== UNKNOWN) return fromHome;
     const api = client();
     let job: Record<string, unknown>;
     try {
@@ -62,4 +67,33 @@ export async function executableSpec(
   }
   const dxapp = io().env.DX_TEST_DXAPP_JSON;
   return dxapp ? readSpecFile(dxapp, kind) : undefined;
+}
+
+const UNKNOWN = Symbol('unknown');
+
+function readJsonObject(file: string): Record<string, unknown> | undefined {
+  try {
+    const parsed: unknown = JSON.parse(fs.readFileSync(file, 'utf8'));
+    return isObject(parsed) ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The spec from HOME's dnanexus-job.json and dnanexus-executable.json; UNKNOWN when either is missing,
+ * unreadable or not about this job and its executable (then the API is asked).
+ */
+function specFromHome(home: string, jobId: string, kind: SpecKind): IoSpecItem[] | undefined | typeof UNKNOWN {
+  const job = readJsonObject(path.join(home, 'dnanexus-job.json'));
+  if (job?.id !== jobId || typeof job.function !== 'string') return UNKNOWN;
+  if (job.function !== 'main') return undefined;
+  const executableId = typeof job.app === 'string' ? job.app : typeof job.applet === 'string' ? job.applet : undefined;
+  const executable = readJsonObject(path.join(home, 'dnanexus-executable.json'));
+  if (!executableId || executable?.id !== executableId || !(kind in executable)) return UNKNOWN;
+  try {
+    return specFrom(executable, kind, 'dnanexus-executable.json');
+  } catch {
+    return UNKNOWN;
+  }
 }

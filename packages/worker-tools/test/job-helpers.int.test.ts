@@ -272,6 +272,47 @@ describe.each(['process', 'helper host'] as const)('worker tools in a simulated 
     });
   });
 
+  it("takes the outputSpec from HOME's dnanexus-job.json and dnanexus-executable.json when they are this job's, else asks the API", async () => {
+    fs.rmSync(path.join(home, 'out'), { recursive: true, force: true });
+    fs.rmSync(path.join(home, 'job_error.json'), { force: true });
+    fs.mkdirSync(path.join(home, 'out', 'count'), { recursive: true });
+    fs.writeFileSync(path.join(home, 'out', 'count', 'n'), '3');
+    const writeHome = (job: object, executable: object) => {
+      fs.writeFileSync(path.join(home, 'dnanexus-job.json'), JSON.stringify(job));
+      fs.writeFileSync(path.join(home, 'dnanexus-executable.json'), JSON.stringify(executable));
+    };
+    const applet = 'applet-000000000000000000APPLET';
+    const outputSpec = [{ name: 'count', class: 'int' }];
+    try {
+      // This job's files: the spec says count is an int, so a folder out/count is an error, found without the API.
+      writeHome({ id: JOB, function: 'main', applet }, { id: applet, outputSpec });
+      const fromHome = await runTool('dx-upload-all-outputs', [], env);
+      expect(fromHome.code).toBe(1);
+      expect(readJson(path.join(home, 'job_error.json'))).toEqual({
+        error: { type: 'AppInternalError', message: 'key count is of class int but it appears in the output directory' },
+      });
+      // A subjob's entry point has no spec: nothing to check, so out/count/n is uploaded as it is.
+      fs.rmSync(path.join(home, 'job_error.json'), { force: true });
+      writeHome({ id: JOB, function: 'second', applet }, { id: applet, outputSpec });
+      const subjob = await runTool('dx-upload-all-outputs', [], env);
+      expect(subjob.code, subjob.stderr).toBe(0);
+      expect(subjob.stdout).toContain('uploaded file');
+      // Another job's files, or another executable's: the API is asked (and knows no job named JOB here).
+      for (const [job, executable] of [
+        [{ id: 'job-111111111111111111111111', function: 'main', applet }, { id: applet, outputSpec }],
+        [{ id: JOB, function: 'main', applet }, { id: 'applet-222222222222222222222222', outputSpec }],
+      ]) {
+        writeHome(job as object, executable as object);
+        const asked = await runTool('dx-upload-all-outputs', [], env);
+        expect(asked.code).toBe(1);
+        expect(asked.stderr).toContain(`cannot describe the job ${JOB}`);
+      }
+    } finally {
+      fs.rmSync(path.join(home, 'dnanexus-job.json'), { force: true });
+      fs.rmSync(path.join(home, 'dnanexus-executable.json'), { force: true });
+    }
+  });
+
   it.runIf(mode === 'helper host')('served the calls in the host, with no fallback to a process of their own', () => {
     expect(host?.stats.served).toBeGreaterThan(20);
     expect(host?.stats.fallbacks).toBe(0);

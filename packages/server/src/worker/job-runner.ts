@@ -6,7 +6,7 @@
  *
  * 1. describes the job and gets its executable's code (`applet-xxxx/get` / `app-xxxx/get`);
  * 2. unpacks the bundledDepends tarballs (into the job's own root, or `/` when configured);
- * 3. prepares HOME: job_input.json, dnanexus-job.json, in/, out/;
+ * 3. prepares HOME: job_input.json, dnanexus-job.json, dnanexus-executable.json, in/, out/;
  * 4. runs the entry point: bash as `bash -e -c 'cd $HOME; . vars; . code; <function>'` with the
  *    input variables, python3 with dxpy's `run()` (a small stand-in when dxpy is not installed),
  *    with a helper host in this process serving the job's dx helper calls meanwhile;

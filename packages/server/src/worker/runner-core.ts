@@ -269,7 +269,7 @@ export interface PrepareOptions {
 }
 
 /**
- * Prepares HOME (job_input.json, dnanexus-job.json, in/, out/), unpacks the bundled resources and
+ * Prepares HOME (job_input.json, dnanexus-job.json, dnanexus-executable.json, in/, out/), unpacks the bundled resources and
  * writes the entry point's files: bash as `bash -e -c 'cd $HOME; . vars; . code; <function>'` with
  * the input variables, python3 with dxpy's `run()` (a small stand-in when dxpy is not installed).
  */
@@ -285,6 +285,9 @@ export async function prepareEntryPoint(options: PrepareOptions): Promise<EntryP
   await Promise.all([
     fs.promises.writeFile(path.join(home, 'job_input.json'), JSON.stringify(job.input ?? {}, null, 2)),
     fs.promises.writeFile(path.join(home, 'dnanexus-job.json'), JSON.stringify(job, null, 2)),
+    // As on DNAnexus workers; the dx helpers read the input and output specs from it instead of
+    // describing the job and its executable on every call.
+    fs.promises.writeFile(path.join(home, 'dnanexus-executable.json'), JSON.stringify({ id: job.app ?? job.applet, ...executable }, null, 2)),
   ]);
   const root = await unpackBundles(source, executable, jobDir, home, options.env.PANX_BUNDLED_DEPENDS_ROOT);
 
