@@ -299,8 +299,14 @@ describe.each(['process', 'helper host'] as const)('worker tools in a simulated 
       expect(subjob.stdout).toContain('uploaded file');
       // Another job's files, or another executable's: the API is asked (and knows no job named JOB here).
       for (const [job, executable] of [
-        [{ id: 'job-111111111111111111111111', function: 'main', applet }, { id: applet, outputSpec }],
-        [{ id: JOB, function: 'main', applet }, { id: 'applet-222222222222222222222222', outputSpec }],
+        [
+          { id: 'job-111111111111111111111111', function: 'main', applet },
+          { id: applet, outputSpec },
+        ],
+        [
+          { id: JOB, function: 'main', applet },
+          { id: 'applet-222222222222222222222222', outputSpec },
+        ],
       ]) {
         writeHome(job as object, executable as object);
         const asked = await runTool('dx-upload-all-outputs', [], env);
