@@ -129,11 +129,36 @@ export async function describeInputFile(
   throw lastError;
 }
 
+/**
+ * describeInputFile for many files: the workspace copies in one `system/describeDataObjects` call (a
+ * job's inputs are all there), then describeInputFile for any it could not describe there. By ID.
+ */
+export async function describeInputFiles(
+  client: PanxClient,
+  files: readonly { id: string; project?: string }[],
+  container: string | undefined,
+): Promise<Map<string, FileDescribe & { project?: string }>> {
+  const described = new Map<string, FileDescribe & { project?: string }>();
+  const unique = [...new Map(files.map((file) => [file.id, file])).values()];
+  if (container) {
+    for (let start = 0; start < unique.length; start += 1000) {
+      const batch = unique.slice(start, start + 1000);
+      const { results } = (await client.post('system', 'describeDataObjects', {
+        objects: batch.map((file) => ({ id: file.id, project: container, describe: { defaultFields: true, fields: { parts: true } } })),
+      })) as { results: ({ describe?: Partial<FileDescribe> } | undefined)[] };
+      batch.forEach((file, i) => {
+        const found = results[i]?.describe;
+        if (found?.name === undefined) return;
+        described.set(file.id, { name: found.name, state: found.state ?? 'unknown', size: found.size ?? 0, parts: found.parts, project: container });
+      });
+    }
+  }
+  for (const file of unique) if (!described.has(file.id)) described.set(file.id, await describeInputFile(client, file, container));
+  return described;
+}
+
 /** The name of every file the input links to, by ID, described as describeInputFile does (for bashVarsFor). */
 export async function fileNamesFor(client: PanxClient, input: JobInput, container: string | undefined): Promise<Map<string, string>> {
-  const names = new Map<string, string>();
-  for (const file of planInputFiles(input).files) {
-    if (!names.has(file.id)) names.set(file.id, (await describeInputFile(client, file, container)).name);
-  }
-  return names;
+  const described = await describeInputFiles(client, planInputFiles(input).files, container);
+  return new Map([...described].map(([id, file]) => [id, file.name]));
 }

@@ -237,11 +237,24 @@ describe.each(['process', 'helper host'] as const)('worker tools in a simulated 
     await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
     try {
       const proxied = { ...env, DX_APISERVER_PORT: String((proxy.address() as AddressInfo).port) };
-      fs.writeFileSync(path.join(home, 'job_input.json'), JSON.stringify({ one: { $dnanexus_link: { project: other, id: ids.b } } }));
+      // One input in the workspace (where the platform clones a job's inputs), one only in its own project.
+      const elsewhere = (await dx('upload', 'local/c.txt', '--path', `${other}:/elsewhere.txt`, '--brief')).trim();
+      fs.writeFileSync(
+        path.join(home, 'job_input.json'),
+        JSON.stringify({ one: { $dnanexus_link: { project: other, id: ids.b } }, two: { $dnanexus_link: { project: other, id: elsewhere } } }),
+      );
       await toolOk('dx-download-all-inputs', [], proxied);
-      const describes = calls.filter((call) => call.route === `/${ids.b}/describe`);
-      expect(describes[0]?.body).toEqual({ project: workspace, defaultFields: true, fields: { parts: true } });
+      // The inputs are described in the workspace, all in one call...
+      const batch = calls.filter((call) => call.route === '/system/describeDataObjects');
+      expect(batch).toHaveLength(1);
+      expect(batch[0]?.body).toEqual({
+        objects: [ids.b, elsewhere].map((id) => ({ id, project: workspace, describe: { defaultFields: true, fields: { parts: true } } })),
+      });
       expect(calls.find((call) => call.route === `/${ids.b}/download`)?.body).toMatchObject({ project: workspace });
+      // ...and one that is not there, one by one as dxpy does: the workspace, then the link's project.
+      expect(calls.filter((call) => call.route === `/${elsewhere}/describe`).map((call) => call.body.project)).toEqual([workspace, other]);
+      expect(calls.find((call) => call.route === `/${elsewhere}/download`)?.body).toMatchObject({ project: other });
+      expect(fs.readFileSync(path.join(home, 'in', 'two', 'elsewhere.txt'), 'utf8')).toBe('charlie\n');
 
       calls.length = 0;
       fs.rmSync(path.join(home, 'out'), { recursive: true, force: true });

@@ -117,11 +117,15 @@ export interface RunnerSource {
 export function apiSource(api: Api, workspace: string, say: (message: string) => void): RunnerSource {
   return {
     async fileNames(ids) {
+      // One call for all of them: the inputs were cloned into the workspace before the job ran.
       const names = new Map<string, string>();
-      for (const id of ids) {
-        if (names.has(id)) continue;
-        const described = await api.call<{ name?: string }>(id, 'describe', { project: workspace, fields: { name: true } });
-        names.set(id, described.name ?? id);
+      const unique = [...new Set(ids)];
+      for (let start = 0; start < unique.length; start += 1000) {
+        const batch = unique.slice(start, start + 1000);
+        const { results } = await api.call<{ results: ({ describe?: { name?: string } } | undefined)[] }>('system', 'describeDataObjects', {
+          objects: batch.map((id) => ({ id, project: workspace, describe: { fields: { name: true } } })),
+        });
+        batch.forEach((id, i) => names.set(id, results[i]?.describe?.name ?? id));
       }
       return names;
     },

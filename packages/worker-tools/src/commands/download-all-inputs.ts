@@ -2,10 +2,10 @@ import fs from 'node:fs';
 import { io } from '../io.js';
 import os from 'node:os';
 import path from 'node:path';
-import { allOrFirstError, downloadFile, Limiter, silentProgress } from '@panx/client/transfer';
+import { allOrFirstError, downloadFile, type FileDescribe, Limiter, silentProgress } from '@panx/client/transfer';
 import { parseArgs } from '../args.js';
 import { connect, readEnvironment } from '../environment.js';
-import { describeInputFile, inputDir, planInputFiles, readJobInput, unixFileName } from '../job-files.js';
+import { describeInputFiles, inputDir, planInputFiles, readJobInput, unixFileName } from '../job-files.js';
 
 const USAGE = `usage: dx-download-all-inputs [-h] [--except EXCLUDE] [--parallel] [--sequential]
 
@@ -53,10 +53,11 @@ export async function run(argv: string[]): Promise<number> {
   const threads = args.flag('parallel') ? parallelDownloads() : 1;
   if (args.flag('parallel')) io().stderr.write(`Downloading files using ${threads} threads\n`);
   const limiter = new Limiter(threads);
+  const describedFiles = await describeInputFiles(client, files, environment.defaultContainer);
   await allOrFirstError(
     files.map((file) =>
       limiter.run(async () => {
-        const described = await describeInputFile(client, file, environment.defaultContainer);
+        const described = describedFiles.get(file.id) as FileDescribe & { project?: string };
         const target = path.join(idir, file.dir, unixFileName(described.name));
         io().stdout.write(`downloading file: ${file.id} to filesystem: ${target}\n`);
         await downloadFile(client, { id: file.id, project: described.project }, target, { overwrite: true, progress: silentProgress, described });
