@@ -125,7 +125,7 @@ export function apiSource(api: Api, workspace: string, say: (message: string) =>
         const { results } = await api.call<{ results: ({ describe?: { name?: string } } | undefined)[] }>('system', 'describeDataObjects', {
           objects: batch.map((id) => ({ id, project: workspace, describe: { fields: { name: true } } })),
         });
-        batch.forEach((id, i) => names.set(id, results[i]?.describe?.name ?? id));
+        for (const [i, id] of batch.entries()) names.set(id, results[i]?.describe?.name ?? id);
       }
       return names;
     },
