@@ -1,6 +1,6 @@
 // Where a germline stage's time goes: runs the workflow a few times and prints each stage job's log
 // lines with the milliseconds since the job started running (log timestamps). By hand:
-// `node bench/experiments/germline-trace.mjs [--runs=3]`.
+// `node bench/experiments/germline-trace.mjs [--runs=3]` (PROF=<dir>: a CPU profile of the server there).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,7 +8,11 @@ import { parseArgs, sleep, startPanx } from '../lib.mjs';
 
 const args = parseArgs();
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'panx-germline-trace-'));
-const server = await startPanx({ dataDir, env: { PANX_ENGINE: 'true', PANX_DEMO_PROJECT: 'true' } });
+const server = await startPanx({
+  dataDir,
+  env: { PANX_ENGINE: 'true', PANX_DEMO_PROJECT: 'true' },
+  nodeArgs: process.env.PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PROF}`] : [],
+});
 try {
   const demo = (await server.call('system/findProjects', { name: 'Demo project' })).results[0].id;
   const workflow = (await server.call('system/findDataObjects', { class: 'workflow', name: 'germline_variants', scope: { project: demo } })).results[0].id;
@@ -28,7 +32,7 @@ try {
       console.log(`-- ${execution.name}: running → done ${at('done') - start} ms (${execution.id} running at ${start}, done at ${at('done')})`);
       let last = start;
       for (const m of messages) {
-        if (m.source === 'STDERR' && !/^(fastp|Read|Filtering|Duplication|Insert|JSON|HTML|\[M::main\])/.test(m.msg)) continue;
+        if (m.source === 'STDERR' && !/^(\+T|fastp|Read|Filtering|Duplication|Insert|JSON|HTML|\[M::main\])/.test(m.msg)) continue;
         console.log(`${String(m.timestamp - start).padStart(6)} (+${String(m.timestamp - last).padStart(4)}) ${m.source} ${m.msg.slice(0, 90)}`);
         last = m.timestamp;
       }
