@@ -287,6 +287,7 @@ export async function createPlatform(config: ResolvedConfig, log: Logger = creat
           workerToolsBin: config.engine.workerToolsBin ?? defaultWorkerToolsBin(),
           workRoot: path.resolve(config.engine.workDir ?? path.join(config.dataDir, 'jobs')),
           bundledDependsRoot: config.engine.bundledDependsRoot,
+          execDepends: config.engine.execDepends,
           runnerCommand: defaultRunnerCommand(),
           inline: config.engine.executor === 'local' && config.engine.local.runner === 'inline',
         },

@@ -89,6 +89,12 @@ const engineSchema = z.object({
   workerToolsBin: z.string().optional(),
   /** Where bundledDepends tarballs are unpacked: the job's own directory, or / as on DNAnexus workers. */
   bundledDependsRoot: z.enum(['job', 'root']).default('job'),
+  /**
+   * What workers do with runSpec.execDepends: install the missing packages (apt-get, pip), only check
+   * that they are there (a job whose packages are missing fails), or ignore them. Default: install
+   * when the server runs as root, check otherwise.
+   */
+  execDepends: z.enum(['install', 'check', 'ignore']).optional(),
   /** Identity of this server among several on one database (default: host name and data directory). */
   serverId: z.string().min(1).optional(),
   /** Scheduler period; it also runs at once whenever a job changes. */
@@ -179,6 +185,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     workDir: env.PANX_JOB_DIR,
     serverId: env.PANX_SERVER_ID,
     workerToolsBin: env.PANX_WORKER_TOOLS_BIN,
+    execDepends: env.PANX_EXEC_DEPENDS,
   });
   const localEnv = dropUndefined({
     cores: env.PANX_LOCAL_CORES ? Number(env.PANX_LOCAL_CORES) : undefined,

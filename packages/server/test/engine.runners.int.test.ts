@@ -17,7 +17,7 @@ describe.each(['inline', 'process'] as const)('the local executor with runner: %
   let project: string;
 
   beforeAll(async () => {
-    t = await startTestPlatform(undefined, { engine: { local: { cores: 16, memoryMB: 64_000, runner }, tickMs: 200 } });
+    t = await startTestPlatform(undefined, { engine: { local: { cores: 16, memoryMB: 64_000, runner }, tickMs: 200, execDepends: 'check' } });
     user = await t.newUser();
     ({ id: project } = await user.client.call('project/new', { name: `runner ${runner}` }));
   }, 60_000);
@@ -109,6 +109,25 @@ describe.each(['inline', 'process'] as const)('the local executor with runner: %
     const job = await waitForJob(user.client, b);
     expect(job).toMatchObject({ state: 'failed', failureReason: 'AppInternalError' });
     expect(job.failureMessage).toContain('exit code 3');
+  });
+
+  it('checks runSpec.execDepends before the entry point runs: present packages pass, a missing one fails the job naming it', async () => {
+    const present = await newApplet(user.client, project, {
+      name: 'depends-present',
+      code: 'main() { echo ran; }',
+      runSpec: { execDepends: [{ name: 'bash' }, { name: 'coreutils' }, { name: 'panx-no-such-package', stages: ['elsewhere'] }] },
+    });
+    const missing = await newApplet(user.client, project, {
+      name: 'depends-missing',
+      code: 'main() { echo never; }',
+      runSpec: { execDepends: [{ name: 'bash' }, { name: 'panx-no-such-package' }] },
+    });
+    const [a, b] = await Promise.all([run(present, {}), run(missing, {})]);
+    expect((await waitForJob(user.client, a)).state, JSON.stringify(await logOf(user.client, a))).toBe('done');
+    const failed = await waitForJob(user.client, b);
+    expect(failed).toMatchObject({ state: 'failed', failureReason: 'ExecutionError' });
+    expect(failed.failureMessage).toContain('not installed on this worker: panx-no-such-package');
+    expect((await logOf(user.client, b)).some((line) => line.msg === 'never')).toBe(false);
   });
 
   it('runs python3 through dxpy.run()', async () => {

@@ -14,6 +14,8 @@ export interface RunnerSettings {
   /** Jobs' working directories are `<workRoot>/<job id>/try-<n>`. */
   workRoot: string;
   bundledDependsRoot: 'job' | 'root';
+  /** engine.execDepends (the runner's default when unset: install as root, check otherwise). */
+  execDepends?: 'install' | 'check' | 'ignore' | undefined;
   /** argv that starts the job runner. */
   runnerCommand: string[];
   /**
@@ -76,6 +78,7 @@ export function launchSpecFor(job: JobRow, token: string | null, settings: Runne
     PANX_WORKER_TOOLS_BIN: settings.workerToolsBin,
     PANX_BUNDLED_DEPENDS_ROOT: settings.bundledDependsRoot,
   });
+  if (settings.execDepends) env.PANX_EXEC_DEPENDS = settings.execDepends;
   if (token) env.DX_SECURITY_CONTEXT = JSON.stringify({ auth_token_type: 'Bearer', auth_token: token });
   if (resourcesContainer) env.DX_RESOURCES_ID = resourcesContainer;
   return {

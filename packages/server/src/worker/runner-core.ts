@@ -15,6 +15,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { defaultExecDependsMode, type ExecDependsMode, ExecDependsError, satisfyExecDepends } from './exec-depends.js';
 
 /** The runner's own lines start with this marker: the log shows them as SYSTEM lines. */
 export const SYSTEM = '\u001ePANX ';
@@ -88,6 +89,10 @@ export class Api {
   }
 }
 
+function execDependsMode(value: string | undefined): ExecDependsMode {
+  return value === 'install' || value === 'check' || value === 'ignore' ? value : defaultExecDependsMode();
+}
+
 export interface JobDescription {
   id: string;
   function: string;
@@ -99,7 +104,7 @@ export interface JobDescription {
 }
 
 export interface ExecutableDescription {
-  runSpec: { interpreter: string; code: string; bundledDepends?: { name: string; id: unknown }[] };
+  runSpec: { interpreter: string; code: string; bundledDepends?: { name: string; id: unknown }[]; execDepends?: unknown };
   inputSpec?: { name: string; patterns?: unknown }[] | null;
 }
 
@@ -273,7 +278,8 @@ export interface PrepareOptions {
 }
 
 /**
- * Prepares HOME (job_input.json, dnanexus-job.json, dnanexus-executable.json, in/, out/), unpacks the bundled resources and
+ * Prepares HOME (job_input.json, dnanexus-job.json, dnanexus-executable.json, in/, out/), unpacks the bundled resources, installs
+ * the execDepends (exec-depends.ts) and
  * writes the entry point's files: bash as `bash -e -c 'cd $HOME; . vars; . code; <function>'` with
  * the input variables, python3 with dxpy's `run()` (a small stand-in when dxpy is not installed).
  */
@@ -303,6 +309,18 @@ export async function prepareEntryPoint(options: PrepareOptions): Promise<EntryP
   if (options.helperHost) {
     env.PANX_HELPER_PORT = String(options.helperHost.port);
     env.PANX_HELPER_KEY_FILE = options.helperHost.keyFile;
+  }
+  try {
+    await satisfyExecDepends(executable.runSpec.execDepends, {
+      entryPoint: job.function,
+      mode: execDependsMode(options.env.PANX_EXEC_DEPENDS),
+      jobDir,
+      env,
+      say: (message) => source.say(message),
+    });
+  } catch (error) {
+    if (error instanceof ExecDependsError) throw new RunnerError('ExecutionError', error.message);
+    throw error;
   }
   const interpreter = executable.runSpec.interpreter;
   if (interpreter === 'bash') {
