@@ -87,6 +87,7 @@ async function installedAptVersions(names: string[], run: CommandRunner): Promis
   });
   if (!unknown.length) return versions;
   // Exit status 1 when some name is unknown: the lines of the others are still printed.
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: dpkg-query's own format syntax, not a template
   const result = await run('dpkg-query', ['-W', '-f=${Package} ${Status} ${Version}\\n', ...unknown]);
   for (const line of result.stdout.split('\n')) {
     const [name, , , status, version] = line.split(' ');
