@@ -41,11 +41,10 @@ export function createClient(options: ClientOptions): PanxClient {
       try {
         response = await doFetch(url, { method: 'POST', headers, body: JSON.stringify(body ?? {}) });
       } catch (error) {
-        if (attempt++ < retries) {
-          await sleep(250 * 2 ** attempt);
-          continue;
-        }
-        throw error;
+        // Aborted by the caller: not a network failure to retry.
+        if ((error as Error).name === 'AbortError' || attempt++ >= retries) throw error;
+        await sleep(250 * 2 ** attempt);
+        continue;
       }
       const text = await response.text();
       if (response.ok) return text.length ? JSON.parse(text) : {};

@@ -75,11 +75,14 @@ export function connect(environment: JobEnvironment, command: string): PanxClien
   if (!environment.apiUrl) throw new ToolError('DX_APISERVER_HOST is not set: run this inside a Panx job, or set DX_APISERVER_* and DX_SECURITY_CONTEXT');
   if (!environment.token) throw new ToolError('DX_SECURITY_CONTEXT is not set: it holds the token the API calls are made with');
   const retries = Number(io().env.DX_RETRIES ?? 6);
+  const signal = io().signal;
   return createClient({
     baseUrl: environment.apiUrl,
     token: environment.token,
     retries: Number.isFinite(retries) && retries >= 0 ? retries : 6,
     userAgent: `panx-worker-tools/${TOOLS_VERSION} node/${process.versions.node} ${command}`,
+    // In the helper host, a call whose caller is gone stops at its next request.
+    ...(signal ? { fetch: (url: string | URL | Request, init?: RequestInit) => fetch(url, { ...init, signal }) } : {}),
   });
 }
 

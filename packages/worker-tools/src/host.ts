@@ -147,7 +147,7 @@ function finished(stream: Writable): Promise<void> {
 }
 
 /** Runs one request: 'exit N' when it ran, 'fallback' when the caller should run it itself. */
-export async function serveHostRequest(request: HostRequest): Promise<string> {
+export async function serveHostRequest(request: HostRequest, signal?: AbortSignal): Promise<string> {
   if (!TOOL_NAMES.includes(request.command)) return 'fallback';
   const [stdout, stderr] = await Promise.all([openCallerOutput(request.pid, request.stdoutFd), openCallerOutput(request.pid, request.stderrFd)]);
   if (!stdout || !stderr) {
@@ -161,6 +161,7 @@ export async function serveHostRequest(request: HostRequest): Promise<string> {
     cwd: request.cwd,
     stdout,
     stderr,
+    signal,
     stdin: () => {
       // The wrapper runs calls that read standard input (an argument "-") in a process of their own.
       const empty = Readable.from([]);
@@ -233,7 +234,12 @@ export async function startHelperHost(options: { key?: string; keyFile?: string;
       clearTimeout(timer);
       connection.removeAllListeners('data');
       if (!sameKey(request.key, key)) return refuse('wrong key');
-      serveHostRequest(request).then(
+      // The caller's end closing before the answer means it is gone (its job terminated, killed):
+      // the call's API requests and downloads stop.
+      const callerGone = new AbortController();
+      connection.once('end', () => callerGone.abort());
+      connection.once('close', () => callerGone.abort());
+      serveHostRequest(request, callerGone.signal).then(
         (outcome) => {
           if (outcome === 'fallback') stats.fallbacks++;
           else stats.served++;

@@ -15,6 +15,11 @@ export interface ToolIo {
   readonly stderr: Writable;
   /** Standard input, opened when a command first reads it (`dx upload -`). */
   stdin(): Readable;
+  /**
+   * Aborted when the caller is gone (in the helper host: its connection closed, as when the job was
+   * terminated): the command's API calls and downloads stop instead of running on for nobody.
+   */
+  readonly signal?: AbortSignal;
 }
 
 const processIo: ToolIo = {

@@ -156,6 +156,47 @@ describe('the helper host', () => {
     }
   });
 
+  it('stops a call whose caller is gone (its job terminated): the API request under way is dropped and not retried', async () => {
+    // An API that never answers, and notes each request and when its client gave up on it.
+    const seen: { closedAt?: number }[] = [];
+    const hangingApi = http.createServer((request) => {
+      const entry: { closedAt?: number } = {};
+      seen.push(entry);
+      request.socket.once('close', () => {
+        entry.closedAt = Date.now();
+      });
+    });
+    await withLocalServer(hangingApi, async (apiPort) => {
+      const caller = spawn('bash', ['-c', 'dx cat file-aaaaaaaaaaaaaaaaaaaaaaaa >> gone.txt'], {
+        cwd: home,
+        detached: true, // its own process group, killed whole below as a terminated job's is
+        stdio: 'ignore',
+        env: {
+          PATH: `${BIN_DIR}:${path.dirname(process.execPath)}:/usr/bin:/bin`,
+          ...jobEnv({ url: `http://127.0.0.1:${apiPort}`, token: 'token', home }),
+          PANX_HELPER_PORT: String(host.port),
+          PANX_HELPER_KEY_FILE: host.keyFile ?? '',
+        },
+      });
+      const exited = new Promise((resolve) => caller.once('exit', resolve));
+      for (let waited = 0; !seen.length; waited += 20) {
+        if (waited > 10_000) throw new Error('the call never reached the API');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const killedAt = Date.now();
+      process.kill(-(caller.pid as number), 'SIGKILL');
+      await exited;
+      for (let waited = 0; seen[0]?.closedAt === undefined; waited += 20) {
+        if (waited > 5_000) throw new Error('the host kept the API request of a caller that is gone');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect((seen[0]?.closedAt ?? 0) - killedAt).toBeLessThan(5_000);
+      // The client gives up rather than retrying (it would retry a failed connection for seconds).
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      expect(seen).toHaveLength(1);
+    });
+  });
+
   it('never sees a call that reads standard input ("-"), which runs in a process of its own', async () => {
     const before = { ...host.stats };
     const result = await bash('echo \'{"x": 1}\' | dx-jobutil-new-job main --input-json-file - 2>>stdin-err.txt');

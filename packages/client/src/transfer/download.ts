@@ -45,6 +45,8 @@ export interface DownloadOptions {
    * (the job helper host) must leave it off, as a write can block while the kernel flushes dirty pages.
    */
   syncWrites?: boolean;
+  /** Stops the download (the GET under way and any retry): the `.part` file stays, to resume from. */
+  signal?: AbortSignal;
 }
 
 const hint = (source: DownloadSource) => (source.project ? { project: source.project } : {});
@@ -154,10 +156,10 @@ const WRITE_BATCH = 4 * 1024 * 1024;
 /** With synchronous writes, written chunks go to the md5 workers in batches of about this size. */
 const FEED_BATCH = 1024 * 1024;
 
-function get(url: string, headers: Record<string, string>): Promise<http.IncomingMessage> {
+function get(url: string, headers: Record<string, string>, signal: AbortSignal | undefined): Promise<http.IncomingMessage> {
   const target = new URL(url);
   return new Promise((resolve, reject) => {
-    const request = (target.protocol === 'https:' ? https : http).get(target, { headers });
+    const request = (target.protocol === 'https:' ? https : http).get(target, { headers, ...(signal ? { signal } : {}) });
     request.once('response', resolve);
     request.once('error', reject);
   });
@@ -177,10 +179,11 @@ async function fetchRest(
   onBytesWritten: ((n: number) => void) | undefined,
   checker: PartChecker | undefined,
   syncWrites: boolean,
+  signal: AbortSignal | undefined,
 ) {
   const headers: Record<string, string> = { ...url.headers };
   if (have > 0) headers.range = `bytes=${have}-`;
-  const response = await get(url.url, headers);
+  const response = await get(url.url, headers, signal);
   const status = response.statusCode ?? 0;
   if (status < 200 || status >= 300) {
     const chunks: Buffer[] = [];
@@ -291,10 +294,20 @@ export async function downloadFile(client: PanxClient, source: DownloadSource, o
   for (let attempt = 1; have < described.size; attempt++) {
     try {
       url ??= await downloadUrl(client, source);
-      have = await fetchRest(partPath, have, described.size, url, (bytes) => progress.add(bytes), options.onBytesWritten, checker, options.syncWrites ?? false);
+      have = await fetchRest(
+        partPath,
+        have,
+        described.size,
+        url,
+        (bytes) => progress.add(bytes),
+        options.onBytesWritten,
+        checker,
+        options.syncWrites ?? false,
+        options.signal,
+      );
       if (have < described.size) throw new Error(`the connection ended after ${have} of ${described.size} bytes`);
     } catch (error) {
-      if (error instanceof TransferError || isApiError(error) || attempt >= MAX_ATTEMPTS) throw error;
+      if (error instanceof TransferError || isApiError(error) || options.signal?.aborted || attempt >= MAX_ATTEMPTS) throw error;
       const status = (error as { status?: number }).status;
       if (status === 401 || status === 403) url = undefined; // expired or refused: ask for a new URL
       if (status === 416) {

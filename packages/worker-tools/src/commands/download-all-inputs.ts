@@ -60,7 +60,12 @@ export async function run(argv: string[]): Promise<number> {
         const described = describedFiles.get(file.id) as FileDescribe & { project?: string };
         const target = path.join(idir, file.dir, unixFileName(described.name));
         io().stdout.write(`downloading file: ${file.id} to filesystem: ${target}\n`);
-        await downloadFile(client, { id: file.id, project: described.project }, target, { overwrite: true, progress: silentProgress, described });
+        await downloadFile(client, { id: file.id, project: described.project }, target, {
+          overwrite: true,
+          progress: silentProgress,
+          described,
+          signal: io().signal,
+        });
       }),
     ),
   );

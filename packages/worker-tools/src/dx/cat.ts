@@ -15,7 +15,7 @@ Prints the contents of files (paths or IDs).
 export async function catFile(ctx: Context, spec: string): Promise<void> {
   const object = requireOne(await resolvePath(ctx, spec), spec, 'file');
   const { url, headers } = await downloadUrl(ctx.client, { id: object.id, project: object.project || undefined });
-  const response = await fetch(url, { headers });
+  const response = await fetch(url, { headers, signal: io().signal });
   if (!response.ok || !response.body) throw new ToolError(`GET of ${object.id} failed with HTTP ${response.status}: ${(await response.text()).slice(0, 300)}`);
   await pipeline(Readable.fromWeb(response.body as import('node:stream/web').ReadableStream<Uint8Array>), io().stdout, { end: false });
 }

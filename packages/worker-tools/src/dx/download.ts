@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { localPath } from '../io.js';
+import { io, localPath } from '../io.js';
 import path from 'node:path';
 import { allOrFirstError, downloadFile, Limiter, silentProgress } from '@panx/client/transfer';
 import { parseArgs } from '../args.js';
@@ -97,6 +97,7 @@ export async function run(argv: string[]): Promise<number> {
         await downloadFile(ctx.client, { id: job.object.id, project: job.object.project || undefined }, localPath(job.out), {
           overwrite: args.flag('overwrite'),
           progress: silentProgress,
+          signal: io().signal,
         });
       }),
     ),
