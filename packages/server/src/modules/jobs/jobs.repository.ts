@@ -1,4 +1,5 @@
 import type { EngineServersTable, JobLogsTable, JobsTable } from '../../db/schema.js';
+import { PreparedQuery } from '../../db/prepared-query.js';
 import type { Executor } from '../../db/stores.js';
 
 export type JobRow = JobsTable;
@@ -28,6 +29,14 @@ export interface JobQuery {
   limit: number;
 }
 
+// The engine's and describe's hottest reads (a job, a few stages, a whole tree), compiled once.
+const jobById = new PreparedQuery((db, id: string) => db.selectFrom('jobs').selectAll().where('id', '=', id));
+const jobsByIds = new PreparedQuery((db, ids: readonly string[]) => db.selectFrom('jobs').selectAll().where('id', 'in', ids));
+const jobsOfTree = new PreparedQuery((db, rootExecution: string) =>
+  db.selectFrom('jobs').selectAll().where('rootExecution', '=', rootExecution).orderBy('created'),
+);
+const jobByToken = new PreparedQuery((db, tokenId: string) => db.selectFrom('jobs').selectAll().where('tokenId', '=', tokenId));
+
 /** Jobs, their log lines, and the engine servers that run them. */
 export class JobsRepository {
   constructor(private readonly db: Executor) {}
@@ -37,16 +46,18 @@ export class JobsRepository {
   }
 
   findById(id: string): Promise<JobRow | undefined> {
-    return this.db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst();
+    return jobById.first(this.db, id);
   }
 
   findByIds(ids: readonly string[]): Promise<JobRow[]> {
     if (!ids.length) return Promise.resolve([]);
-    return this.db.selectFrom('jobs').selectAll().where('id', 'in', ids).execute();
+    // Large lists are built anew: a prepared template is kept per list length.
+    if (ids.length > 50) return this.db.selectFrom('jobs').selectAll().where('id', 'in', ids).execute();
+    return jobsByIds.execute(this.db, ids);
   }
 
   findByTokenId(tokenId: string): Promise<JobRow | undefined> {
-    return this.db.selectFrom('jobs').selectAll().where('tokenId', '=', tokenId).executeTakeFirst();
+    return jobByToken.first(this.db, tokenId);
   }
 
   async update(id: string, patch: Partial<JobRow>): Promise<void> {
@@ -83,7 +94,7 @@ export class JobsRepository {
   }
 
   listByRoot(rootExecution: string): Promise<JobRow[]> {
-    return this.db.selectFrom('jobs').selectAll().where('rootExecution', '=', rootExecution).orderBy('created').execute();
+    return jobsOfTree.execute(this.db, rootExecution);
   }
 
   listByRoots(roots: readonly string[]): Promise<JobRow[]> {
