@@ -55,6 +55,15 @@ describe('execDepends', () => {
     expect(said).toEqual([]);
   });
 
+  it('takes an apt version as apt does: exact, or a glob', async () => {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: dpkg-query's own format syntax
+    const installed = (await runCommand('dpkg-query', ['-W', '-f=${Version}', 'bash'])).stdout.trim();
+    const { options } = setup({ mode: 'check' });
+    await satisfyExecDepends([{ name: 'bash', version: installed }], options);
+    await satisfyExecDepends([{ name: 'bash', version: `${installed.slice(0, 2)}*` }], options);
+    await expect(satisfyExecDepends([{ name: 'bash', version: '0.*' }], options)).rejects.toThrow('not installed on this worker: bash=0.*');
+  });
+
   it('in check mode, fails naming what is missing (or installed at another version), without apt-get', async () => {
     const { calls, run } = recording();
     const { options } = setup({ mode: 'check', run });
@@ -87,6 +96,9 @@ describe('execDepends', () => {
   it('finds pip packages with importlib.metadata, and in check mode fails on a missing one', async () => {
     const { options } = setup({ mode: 'check' });
     await satisfyExecDepends([{ name: 'pip', package_manager: 'pip' }], options);
+    const pipVersion = (await runCommand('python3', ['-c', 'import importlib.metadata as m; print(m.version("pip"))'])).stdout.trim();
+    await satisfyExecDepends([{ name: 'pip', package_manager: 'pip', version: pipVersion }], options);
+    await expect(satisfyExecDepends([{ name: 'pip', package_manager: 'pip', version: '0.0.1' }], options)).rejects.toThrow('pip==0.0.1');
     await expect(satisfyExecDepends([{ name: 'panx-no-such-package', package_manager: 'pip' }], options)).rejects.toThrow(
       'pip packages not installed on this worker: panx-no-such-package',
     );

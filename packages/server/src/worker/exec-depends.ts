@@ -99,6 +99,13 @@ async function installedAptVersions(names: string[], run: CommandRunner): Promis
   return versions;
 }
 
+/** apt's `name=version` takes a version or a glob (`1.16*`). */
+function versionMatches(installed: string, wanted: string): boolean {
+  if (!wanted.includes('*')) return installed === wanted;
+  const pattern = wanted.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*');
+  return new RegExp(`^${pattern}$`).test(installed);
+}
+
 const lastLines = (text: string, count = 5) => text.trim().split('\n').slice(-count).join(' | ');
 
 async function satisfyApt(depends: ExecDepend[], mode: ExecDependsMode, say: (message: string) => unknown, run: CommandRunner): Promise<void> {
@@ -108,7 +115,7 @@ async function satisfyApt(depends: ExecDepend[], mode: ExecDependsMode, say: (me
   );
   const missing = depends.filter((item) => {
     const version = installed.get(item.name.split(':')[0] as string);
-    return version === undefined || (item.version !== undefined && version !== item.version);
+    return version === undefined || (item.version !== undefined && !versionMatches(version, item.version));
   });
   if (!missing.length) return;
   const wanted = missing.map((item) => (item.version ? `${item.name}=${item.version}` : item.name));
@@ -143,13 +150,21 @@ async function satisfyPip(
 ): Promise<void> {
   const check = `import importlib.metadata as m, sys
 for name in sys.argv[1:]:
-    try: m.version(name)
-    except m.PackageNotFoundError: print(name)`;
+    try: print(name, m.version(name))
+    except m.PackageNotFoundError: print(name, '-')`;
   const found = await run('python3', ['-c', check, ...depends.map((item) => item.name)], env);
   if (found.status !== 0) throw new ExecDependsError(`execDepends: python3 could not look up the pip packages: ${lastLines(found.stderr)}`);
-  const absent = new Set(found.stdout.split('\n').filter(Boolean));
-  // A pinned version is installed into the job's directory even when another version is present.
-  const missing = depends.filter((item) => absent.has(item.name) || item.version !== undefined);
+  const versions = new Map(
+    found.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => line.split(' ') as [string, string]),
+  );
+  // A pinned version other than the one present is installed into the job's directory.
+  const missing = depends.filter((item) => {
+    const version = versions.get(item.name);
+    return !version || version === '-' || (item.version !== undefined && item.version !== version && item.version !== `==${version}`);
+  });
   if (!missing.length) return;
   const wanted = missing.map((item) => (item.version ? `${item.name}${/^[<>=!~]/.test(item.version) ? '' : '=='}${item.version}` : item.name));
   if (mode === 'check') throw new ExecDependsError(`execDepends: pip packages not installed on this worker: ${wanted.join(', ')}`);
