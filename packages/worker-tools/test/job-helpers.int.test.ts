@@ -264,9 +264,10 @@ describe.each(['process', 'helper host'] as const)('worker tools in a simulated 
       const created = calls.find((call) => call.route === '/file/new')?.body;
       expect(created).toMatchObject({ project: workspace, folder: '/', name: 'r.txt', parents: false });
       expect(created?.nonce).toEqual(expect.any(String));
-      expect(calls.map((call) => call.route.replace(/file-\w+/, 'F').replace(/project-\w+/, 'P'))).toEqual(
-        expect.arrayContaining(['/file/new', '/P/describe', '/F/upload', '/F/close', '/F/describe']),
-      );
+      const routes = calls.map((call) => call.route.replace(/file-\w+/, 'F').replace(/project-\w+/, 'P'));
+      expect(routes).toEqual(expect.arrayContaining(['/file/new', '/P/describe', '/F/upload', '/F/close']));
+      // Panx's close says the file is closed already: no describe to wait for it (DNAnexus would be asked).
+      expect(routes.slice(routes.indexOf('/F/close'))).toEqual(['/F/close']);
     } finally {
       await new Promise((resolve) => proxy.close(resolve));
     }

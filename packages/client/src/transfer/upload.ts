@@ -390,8 +390,9 @@ async function uploadOneFile(
   } finally {
     await handle.close();
   }
-  await client.call('file-xxxx/close', fileId, {});
-  if (settings.wait) await waitUntilClosed(client, fileId, target.project);
+  const closed = await client.call('file-xxxx/close', fileId, {});
+  // Panx says when the close finished already; DNAnexus answers only the id, and is then asked.
+  if (settings.wait && closed.state !== 'closed') await waitUntilClosed(client, fileId, target.project);
   removeState(stateFilePath);
   progress.done();
   return {

@@ -127,7 +127,9 @@ export const fileRoutes = {
   'file-xxxx/close': instanceRoute('file', 'close', {
     summary: 'Close the file: its parts are assembled, then the file becomes closed and readable',
     input: z.object({}).loose(),
-    output: idResponseSchema,
+    // `state` is a Panx extension (DNAnexus answers the id alone): `closed` when the close finished
+    // before the answer, which spares a client waiting for it a describe.
+    output: idResponseSchema.extend({ state: z.enum(['open', 'closing', 'closed']).optional() }),
   }),
   'file-xxxx/download': instanceRoute('file', 'download', {
     summary: 'A signed URL to GET the bytes (HTTP Range supported); needs VIEW and a project that allows downloads',

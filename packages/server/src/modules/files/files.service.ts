@@ -130,10 +130,10 @@ export class FilesService {
     return invalidState(`${id} is ${current.state}: parts can only be uploaded while it is open`);
   }
 
-  async close(caller: Caller, id: string, now: number): Promise<{ id: string }> {
+  async close(caller: Caller, id: string, now: number): Promise<{ id: string; state?: 'open' | 'closing' | 'closed' }> {
     const resolved = await this.objects.resolve(caller, id, undefined, 'file');
     if (resolved.access.level === 'VIEW') throw permissionDenied(`Closing ${id} requires UPLOAD permission in ${resolved.row.projectId}`);
-    if (resolved.row.state !== 'open') return { id };
+    if (resolved.row.state !== 'open') return { id, state: resolved.row.state === 'closed' ? 'closed' : 'closing' };
     // One transaction: the parts checked are exactly the parts assembled (a part upload that commits
     // first is checked; one that commits later finds the file closing and is refused).
     const started = await this.stores.transaction(async (tx) => {
@@ -154,12 +154,14 @@ export class FilesService {
       // Closing is quick for most files (the local store renames a folder; S3 completes a multipart
       // upload): waiting for it briefly answers with the file already closed, which spares clients
       // a poll and its delay (job helpers wait on every output). A slower close goes on in the background.
-      const closing = this.finishClosing(id);
+      const closing = this.finishClosing(id).then(() => true);
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([closing, new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)))]);
+      const finished = await Promise.race([closing, new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), CLOSE_WAIT_MS)))]);
       clearTimeout(timer);
+      // The answer says whether the file is closed already (an assembly that failed leaves it closing).
+      if (finished && (await this.stores.objects.findObject(id))?.state === 'closed') return { id, state: 'closed' };
     }
-    return { id };
+    return { id, state: 'closing' };
   }
 
   /**
