@@ -283,9 +283,9 @@ export class Uploader {
     try {
       // Shown while still open (UPLOAD may change open objects), then closed.
       await api().call('file-xxxx/setVisibility', item.fileId ?? '', { project: item.project, hidden: false });
-      await api().call('file-xxxx/close', item.fileId ?? '', {});
+      const closed = await api().call('file-xxxx/close', item.fileId ?? '', {});
       this.forgetRecord(item.key);
-      await this.waitUntilClosed(item);
+      if (closed.state !== 'closed') await this.waitUntilClosed(item);
       this.update(job, { status: 'done' });
       for (const listener of this.listeners) listener(job.item);
     } catch (error) {
