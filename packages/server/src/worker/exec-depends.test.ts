@@ -84,6 +84,14 @@ describe('execDepends', () => {
     expect(said[0]).toBe('Installing execDepends with apt-get: panx-no-such-package');
   });
 
+  it('on a worker without dpkg (not Debian or Ubuntu), says so and leaves apt packages to the PATH', async () => {
+    // dpkg-query is spawned under a name that does not exist, as on such a worker.
+    const run: CommandRunner = (command, args, env) => runCommand(command === 'dpkg-query' ? 'panx-no-dpkg-query' : command, args, env);
+    const { said, options } = setup({ mode: 'check', run });
+    await satisfyExecDepends([{ name: 'samtools' }], options);
+    expect(said).toEqual(['No dpkg on this worker: not checking the apt packages of execDepends (samtools)']);
+  });
+
   it('in ignore mode says what it leaves out; other package managers than apt and pip are noted and skipped', async () => {
     const ignored = setup({ mode: 'ignore' });
     await satisfyExecDepends([{ name: 'panx-no-such-package' }], ignored.options);

@@ -77,7 +77,8 @@ export function applicableDepends(execDepends: unknown, entryPoint: string): Exe
 const aptSeen = new Map<string, { version: string; at: number }>();
 const APT_SEEN_MS = 5 * 60_000;
 
-async function installedAptVersions(names: string[], run: CommandRunner): Promise<Map<string, string>> {
+/** Answers undefined when this worker has no dpkg (not a Debian or Ubuntu system). */
+async function installedAptVersions(names: string[], run: CommandRunner): Promise<Map<string, string> | undefined> {
   const versions = new Map<string, string>();
   const now = Date.now();
   const unknown = names.filter((name) => {
@@ -89,6 +90,7 @@ async function installedAptVersions(names: string[], run: CommandRunner): Promis
   // Exit status 1 when some name is unknown: the lines of the others are still printed.
   // biome-ignore lint/suspicious/noTemplateCurlyInString: dpkg-query's own format syntax, not a template
   const result = await run('dpkg-query', ['-W', '-f=${Package} ${Status} ${Version}\\n', ...unknown]);
+  if (result.status === null && /ENOENT/.test(result.stderr)) return undefined;
   for (const line of result.stdout.split('\n')) {
     const [name, , , status, version] = line.split(' ');
     if (name && status === 'installed' && version) {
@@ -113,6 +115,11 @@ async function satisfyApt(depends: ExecDepend[], mode: ExecDependsMode, say: (me
     depends.map((item) => item.name.split(':')[0] as string),
     run,
   );
+  if (!installed) {
+    // Apt packages name Debian and Ubuntu packages: elsewhere the tools must be on PATH by other means.
+    await say(`No dpkg on this worker: not checking the apt packages of execDepends (${depends.map((item) => item.name).join(' ')})`);
+    return;
+  }
   const missing = depends.filter((item) => {
     const version = installed.get(item.name.split(':')[0] as string);
     return version === undefined || (item.version !== undefined && !versionMatches(version, item.version));
