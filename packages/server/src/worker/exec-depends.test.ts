@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { applicableDepends, type CommandRunner, ExecDependsError, runCommand, satisfyExecDepends } from './exec-depends.js';
+import { applicableDepends, ExecDependsError, satisfyExecDepends } from './exec-depends.js';
+import { type CommandRunner, runCommand } from './run-command.js';
 
 /** Runs the real commands, and records them; `apt-get` answers `aptStatus` without running (it would change the machine). */
 function recording(aptStatus = 100) {

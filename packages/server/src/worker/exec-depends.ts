@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { type CommandRunner, runCommand } from './run-command.js';
 
 /**
  * `runSpec.execDepends`: the packages an executable needs on its worker, installed before the entry
@@ -23,29 +23,6 @@ export interface ExecDepend {
 }
 
 export class ExecDependsError extends Error {}
-
-interface CommandResult {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-export type CommandRunner = (command: string, args: string[], env?: Record<string, string | undefined>) => Promise<CommandResult>;
-
-export const runCommand: CommandRunner = (command, args, env) =>
-  new Promise((resolve) => {
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env: env ? { ...process.env, ...env } : process.env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      if (stdout.length < 1_000_000) stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      if (stderr.length < 65_536) stderr += chunk.toString();
-    });
-    child.once('error', (error) => resolve({ status: null, stdout, stderr: error.message }));
-    child.once('close', (status) => resolve({ status, stdout, stderr }));
-  });
 
 export function defaultExecDependsMode(): ExecDependsMode {
   return process.getuid?.() === 0 ? 'install' : 'check';
@@ -132,7 +109,7 @@ async function satisfyApt(depends: ExecDepend[], mode: ExecDependsMode, say: (me
     );
   }
   await say(`Installing execDepends with apt-get: ${wanted.join(' ')}`);
-  const env = { DEBIAN_FRONTEND: 'noninteractive' };
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   const install = () => run('apt-get', ['install', '-y', '--no-install-recommends', '-o', 'DPkg::Lock::Timeout=600', ...wanted], env);
   let result = await install();
   if (result.status !== 0) {

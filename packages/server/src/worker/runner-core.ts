@@ -9,13 +9,13 @@
  *
  * Node built-ins only: a cluster node runs this without the server's dependencies.
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { defaultExecDependsMode, type ExecDependsMode, ExecDependsError, satisfyExecDepends } from './exec-depends.js';
+import { runCommand } from './run-command.js';
 
 /** The runner's own lines start with this marker: the log shows them as SYSTEM lines. */
 export const SYSTEM = '\u001ePANX ';
@@ -159,18 +159,6 @@ function readJson(file: string): unknown {
 }
 
 /** Runs a command to its end; answers its exit code and stderr (never throws for a non-zero exit). */
-function run(command: string, args: string[], env?: Record<string, string | undefined>): Promise<{ status: number | null; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(command, args, { env: env as NodeJS.ProcessEnv | undefined, stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => {
-      if (stderr.length < 16_384) stderr += chunk.toString();
-    });
-    child.once('error', (error) => resolve({ status: null, stderr: error.message }));
-    child.once('close', (status) => resolve({ status, stderr }));
-  });
-}
-
 /** Unpacks the executable's bundled resources and answers the root they went to. */
 async function unpackBundles(
   source: RunnerSource,
@@ -192,7 +180,7 @@ async function unpackBundles(
     const archive = path.join(cache, `${index}-${path.basename(bundle.name) || 'bundle'}`);
     await source.download(id, archive);
     await source.say(`Unpacking ${bundle.name} to ${root}`);
-    const tar = await run('tar', ['-xf', archive, '-C', root]);
+    const tar = await runCommand('tar', ['-xf', archive, '-C', root]);
     if (tar.status !== 0) throw new RunnerError('ExecutionError', `unpacking ${bundle.name} failed: ${tar.stderr.trim()}`);
   }
   // On DNAnexus workers HOME is /home/dnanexus: what the bundle puts there belongs in this job's HOME.
@@ -342,7 +330,7 @@ export async function prepareEntryPoint(options: PrepareOptions): Promise<EntryP
   if (interpreter === 'python3' || interpreter === 'python2.7') {
     const code = path.join(panx, 'code.py');
     await fs.promises.writeFile(code, executable.runSpec.code);
-    const hasDxpy = (await run('python3', ['-c', 'import dxpy'], env)).status === 0;
+    const hasDxpy = (await runCommand('python3', ['-c', 'import dxpy'], env)).status === 0;
     if (!hasDxpy) {
       // A copy in the job's directory, so that Python's caches never land in the installation.
       const shim = path.join(panx, 'python');
