@@ -248,7 +248,7 @@ describe.each(BACKENDS)('fuzzing every route on $name', (backend) => {
     expect(checkAnswer(after, 'whoami after')).toBe('ok');
   });
 
-  it('answers deep nesting, huge strings and NUL characters without a 5xx', async () => {
+  it('answers deep nesting, huge strings, NUL characters and lone surrogates without a 5xx', async () => {
     const world = await freshWorld();
     const [project] = world.ids.project as [string];
     const deep = (depth: number, inner = '"x"') => '['.repeat(depth) + inner + ']'.repeat(depth);
@@ -266,6 +266,10 @@ describe.each(BACKENDS)('fuzzing every route on $name', (backend) => {
       ['system/newAuthToken', JSON.stringify({ username: 'nul\u0000user', password: 'whatever-password' })],
       [`${world.ids.file?.[0]}/describe`, JSON.stringify({ project: 'project-\u0000' })],
       ['user-nul%00handle/describe', '{}'],
+      // A lone surrogate is valid JSON but not Unicode (the fuzzer once found a 500 with it as a download file name).
+      [`${world.ids.file?.[0]}/download`, '{"filename":"\\ud800"}'],
+      ['project/new', '{"name":"a\\udc00b"}'],
+      ['record/new', `{"project":"${project}","details":{"\\ud83d":1}}`],
       ['system/findUsers', JSON.stringify({ name: { regexp: '(a+)+$' } })],
       ['system/findUsers', JSON.stringify({ name: { regexp: '[' } })],
     ];

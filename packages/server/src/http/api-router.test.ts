@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { routeKeyOf } from './api-router.js';
+import { assertStorableJson, routeKeyOf } from './api-router.js';
 
 describe('routeKeyOf', () => {
   it.each([
@@ -14,5 +14,17 @@ describe('routeKeyOf', () => {
 
   it('rejects malformed hash ids with InvalidInput', () => {
     expect(() => routeKeyOf('file-123', 'describe')).toThrow(/not a valid ID/);
+  });
+});
+
+describe('assertStorableJson', () => {
+  it('accepts any well-formed text, surrogate pairs (emoji) included', () => {
+    expect(() => assertStorableJson({ name: 'sample 😀 é', tags: ['𝔸'], details: { ключ: 'значение' } })).not.toThrow();
+  });
+
+  it('refuses NUL characters and lone surrogates, in values and in keys, with InvalidInput', () => {
+    for (const bad of [{ name: 'a\u0000b' }, { filename: '\ud800' }, { name: 'x\udc00' }, { details: { '\ud83d': 1 } }, ['ok', ['\udbff!']]]) {
+      expect(() => assertStorableJson(bad)).toThrow(expect.objectContaining({ type: 'InvalidInput' }));
+    }
   });
 });

@@ -28,12 +28,17 @@ export const MAX_JSON_DEPTH = 100;
  * Rejects what no route accepts and some would fail on with a 500: NUL characters (PostgreSQL text
  * cannot hold them) and nesting deeper than MAX_JSON_DEPTH. Iterative, so the check cannot overflow.
  */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
 export function assertStorableJson(value: unknown): void {
   const stack: [unknown, number][] = [[value, 0]];
   for (let entry = stack.pop(); entry; entry = stack.pop()) {
     const [item, depth] = entry;
     if (typeof item === 'string') {
       if (item.includes('\u0000')) throw invalidInput('The request contains a NUL character (\\u0000), which no field accepts');
+      // Valid JSON (an escape such as "\ud800") but not Unicode: PostgreSQL cannot store it, and URLs and
+      // headers cannot carry it.
+      if (LONE_SURROGATE.test(item)) throw invalidInput('The request contains a lone UTF-16 surrogate (such as \\ud800), which is not valid Unicode');
     } else if (item !== null && typeof item === 'object') {
       if (depth >= MAX_JSON_DEPTH) throw invalidInput(`The request body is nested deeper than ${MAX_JSON_DEPTH} levels`);
       for (const [key, child] of Object.entries(item)) stack.push([key, depth + 1], [child, depth + 1]);
