@@ -1,3 +1,4 @@
+import { DOWNLOAD_URL_DURATION_S, ONE_TIME_URL_DURATION_S } from '@panx/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { downloadBytes, fetchBytes, MIN_PART, platformSigner, random, sha256, uploadFile } from './data-helpers.js';
 import { BACKENDS, expectApiError, startTestPlatform, type TestPlatform } from './harness.js';
@@ -17,9 +18,17 @@ describe.each(BACKENDS)('file download on $name', (backend) => {
   afterAll(() => t?.close());
 
   it('hands out a URL that needs no Authorization and serves the identical bytes', async () => {
+    const asked = Date.now();
     const download = await t.admin.call('file-xxxx/download', fileId, { project, preauthenticated: false });
     expect(download.headers).toEqual({});
-    expect(download.expires).toBeGreaterThan(Date.now() + 3600_000);
+    // Valid for the shared duration of SPEC §9 by default: 86,400 s.
+    expect(download.expires).toBeGreaterThanOrEqual(asked + DOWNLOAD_URL_DURATION_S * 1000);
+    expect(download.expires).toBeLessThanOrEqual(Date.now() + DOWNLOAD_URL_DURATION_S * 1000);
+    // The web app's one-time URLs (a download started at once) ask for 90 s.
+    const oneTime = await t.admin.call('file-xxxx/download', fileId, { project, duration: ONE_TIME_URL_DURATION_S });
+    expect(oneTime.expires - Date.now()).toBeGreaterThan((ONE_TIME_URL_DURATION_S - 5) * 1000);
+    expect(oneTime.expires - Date.now()).toBeLessThanOrEqual(ONE_TIME_URL_DURATION_S * 1000);
+    expect(sha256((await fetchBytes(oneTime.url)).bytes)).toBe(sha256(bytes));
     // Proxied by the server on local storage; presigned straight at the bucket (moto here) on S3.
     const origin = new URL(download.url).origin;
     if (backend.blobs === 's3') expect(origin).toBe(t.platform.config.s3?.endpoint);

@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   chunked,
@@ -275,5 +276,27 @@ describe.each(BACKENDS)('file upload on $name', (backend) => {
     const { id } = await t.admin.call('file/new', { project, name: 'indexes' });
     await expectApiError(t.admin.call('file-xxxx/upload', id, { index: 0 }), 'InvalidInput');
     await expectApiError(t.admin.call('file-xxxx/upload', id, { index: 10_001 }), 'InvalidInput');
+  });
+
+  it('refuses a part declared over the 5 GiB maximum, by upload URL and by a PUT announcing more', async () => {
+    const { id } = await t.admin.call('file/new', { project, name: 'huge-part' });
+    await expectApiError(t.admin.call('file-xxxx/upload', id, { index: 1, size: 5 * 1024 ** 3 + 1 }), 'InvalidInput', 'exceeds the maximum of 5368709120');
+    // A URL asked without a size, then a PUT whose Content-Length says more than 5 GiB: refused before any byte is read.
+    const { url } = await t.admin.call('file-xxxx/upload', id, { index: 1 });
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const request = http.request(url, { method: 'PUT', headers: { 'content-length': String(5 * 1024 ** 3 + 1) } }, (response) => {
+        let body = '';
+        response.on('data', (chunk: Buffer) => {
+          body += chunk.toString();
+        });
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+      });
+      request.on('error', reject);
+      request.write(Buffer.alloc(1024));
+      // Not the 5 GiB: the server must answer from the headers.
+    });
+    expect(answer.status).toBe(422);
+    expect(JSON.parse(answer.body)).toMatchObject({ error: { type: 'InvalidInput', message: expect.stringContaining('exceeds the maximum') } });
+    expect((await t.admin.call('file-xxxx/describe', id, { fields: { parts: true } })).parts).toEqual({});
   });
 });

@@ -292,10 +292,10 @@ describe('FsBlobStore layout: a closed file is its one part, or its parts plus a
     const stale = await store.putPart(k, upload, 1, body(random(10)), {});
     const inode = fs.statSync(path.join(root, 'uploads', upload, parts[0]?.partRef ?? '')).ino;
     // The removal of what is left of the upload fails as if the process died right after the move.
-    const realRm = fsp.rm;
-    const rm = vi.spyOn(fsp, 'rm').mockImplementation(async (target, options) => {
+    const realRm = fs.rmSync;
+    const rm = vi.spyOn(fs, 'rmSync').mockImplementation((target, options) => {
       if (String(target).endsWith(upload)) throw new Error('killed');
-      await realRm(target, options);
+      realRm(target, options);
     });
     await expect(store.completeUpload(k, upload, parts)).rejects.toThrow('killed');
     rm.mockRestore();

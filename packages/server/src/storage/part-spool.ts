@@ -1,8 +1,13 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import { type Readable, Transform, type TransformCallback, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { WorkerMd5 } from '@panx/md5';
 import { BlobIntegrityError } from './blob-store.js';
-import { InPlaceMd5, WORKER_MIN_BYTES, WorkerMd5 } from './md5-worker.js';
+
+/** Parts declared smaller than this are hashed in place: less than the messages to and from the md5 worker cost. */
+const WORKER_MIN_BYTES = 1024 * 1024;
 
 /** No part may exceed this (S3's and DNAnexus's maximum part size). */
 export const MAX_PART_BYTES = 5 * 1024 * 1024 * 1024;
@@ -46,8 +51,8 @@ class BatchedFileWriter extends Writable {
 
   constructor(
     private readonly file: string,
-    /** Gets every batch once it is written; the batch is the writer's own, free to move to the md5 worker. */
-    private readonly onWritten: (batch: Buffer) => void,
+    /** Gets every chunk as it comes (the md5 worker copies it into its own memory at once). */
+    private readonly onChunk: (chunk: Buffer) => void,
   ) {
     super({ highWaterMark: WRITE_BATCH });
   }
@@ -60,6 +65,7 @@ class BatchedFileWriter extends Writable {
   }
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+    this.onChunk(chunk);
     this.batch.push(chunk);
     this.batchBytes += chunk.length;
     if (this.batchBytes < WRITE_BATCH) callback();
@@ -87,13 +93,16 @@ class BatchedFileWriter extends Writable {
   private async flush(): Promise<void> {
     const handle = this.handle;
     if (!this.batchBytes || !handle) return;
-    // One buffer of our own (the chunks may belong to the caller): written, then moved to the md5 worker.
-    const data = Buffer.concat(this.batch, this.batchBytes);
+    // The chunks as they came, in one writev: no copy into a batch buffer of its own.
+    const chunks = this.batch;
+    const bytes = this.batchBytes;
     this.batch = [];
     this.batchBytes = 0;
-    let done = 0;
-    while (done < data.length) done += (await handle.write(data, done)).bytesWritten;
-    this.onWritten(data);
+    const { bytesWritten } = await handle.writev(chunks);
+    if (bytesWritten < bytes) {
+      const rest = Buffer.concat(chunks, bytes).subarray(bytesWritten);
+      for (let done = 0; done < rest.length; ) done += (await handle.write(rest, done)).bytesWritten;
+    }
   }
 }
 
@@ -112,11 +121,13 @@ export async function spoolPart(
 ): Promise<{ size: number; md5: string }> {
   const cap = Math.min(expected.size ?? MAX_PART_BYTES, MAX_PART_BYTES);
   const measure = new MeasuringTransform(cap, Math.min(cap + OVERRUN_SLACK, MAX_PART_BYTES), index);
-  // The md5 of the bytes as they are written, computed by the md5 worker (in place for a small part).
-  const hash = expected.size !== undefined && expected.size < WORKER_MIN_BYTES ? new InPlaceMd5() : new WorkerMd5();
+  if (expected.size !== undefined && expected.size < WORKER_MIN_BYTES) return spoolSmallPart(body, measure, file, index, { ...expected, size: expected.size });
+  // The md5 of the bytes as they are written, computed by the md5 worker beside the other parts
+  // being received (several streams cost about what one does there).
+  const hash = new WorkerMd5();
   let digested = false;
   try {
-    await pipeline(body, measure, new BatchedFileWriter(file, (batch) => hash.update(batch)));
+    await pipeline(body, measure, new BatchedFileWriter(file, (chunk) => hash.update(chunk)));
     if (measure.size > MAX_PART_BYTES) throw new BlobIntegrityError(`Part ${index} has ${measure.size} bytes, over the maximum of ${MAX_PART_BYTES}`);
     if (expected.size !== undefined && expected.size !== measure.size) {
       throw new BlobIntegrityError(`Part ${index} has ${measure.size} bytes but ${expected.size} were declared`);
@@ -130,6 +141,53 @@ export async function spoolPart(
     await fsp.rm(file, { force: true });
     throw error;
   }
+}
+
+/**
+ * A part declared under WORKER_MIN_BYTES (most parts of job outputs and small files): gathered in
+ * memory and checked first, then written with synchronous calls and one asynchronous fsync. The
+ * streaming writer's five thread-pool round trips (open, write, fsync, close, and the md5 worker's
+ * answer) cost more than these writes, and under load each round trip waits behind other work.
+ * Nothing is written unless the size and md5 are right.
+ */
+async function spoolSmallPart(
+  body: Readable,
+  measure: MeasuringTransform,
+  file: string,
+  index: number,
+  expected: { size: number; md5?: string },
+): Promise<{ size: number; md5: string }> {
+  const chunks: Buffer[] = [];
+  const hash = createHash('md5');
+  await pipeline(
+    body,
+    measure,
+    new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        chunks.push(chunk);
+        hash.update(chunk);
+        callback();
+      },
+    }),
+  );
+  if (expected.size !== measure.size) throw new BlobIntegrityError(`Part ${index} has ${measure.size} bytes but ${expected.size} were declared`);
+  const md5 = hash.digest('hex');
+  if (expected.md5 !== undefined && expected.md5 !== md5) throw new BlobIntegrityError(`Part ${index} has md5 ${md5} but ${expected.md5} was declared`);
+  const fd = fs.openSync(file, 'w');
+  try {
+    for (const chunk of chunks) {
+      for (let done = 0; done < chunk.length; ) done += fs.writeSync(fd, chunk, done);
+    }
+    // fsynced before the part is acknowledged; the one call that may take a while on a slow disk
+    // stays off the event loop.
+    await new Promise<void>((resolve, reject) => fs.fsync(fd, (error) => (error ? reject(error) : resolve())));
+  } catch (error) {
+    fs.closeSync(fd);
+    fs.rmSync(file, { force: true });
+    throw error;
+  }
+  fs.closeSync(fd);
+  return { size: measure.size, md5 };
 }
 
 /** Removes entries of a scratch directory older than `maxAgeMs` (left behind by a crash). Best effort. */

@@ -1,0 +1,163 @@
+import { Worker } from 'node:worker_threads';
+import type { FromWorker, ToWorker } from './protocol.js';
+
+/**
+ * MD5s computed in a worker thread (worker.ts), several streams side by side (lanes.ts): the
+ * thread that moves a transfer's bytes hands them over and goes on. One worker per process, started
+ * on first use and referenced only while a digest is awaited, so it never keeps a process alive.
+ */
+class Md5Worker {
+  private worker: Worker | undefined;
+
+  constructor(private readonly onReleased: (slots: number[]) => void) {}
+
+  private readonly waiting = new Map<number, { resolve: (md5: string) => void; reject: (error: Error) => void }>();
+
+  send(message: ToWorker): void {
+    this.start().postMessage(message);
+  }
+
+  digest(stream: number): Promise<string> {
+    return new Promise<string>((resolve, reject) => {
+      this.waiting.set(stream, { resolve, reject });
+      this.worker?.ref();
+      this.send({ kind: 'digest', stream });
+    });
+  }
+
+  private start(): Worker {
+    if (this.worker) return this.worker;
+    const worker = new Worker(new URL('./worker.js', import.meta.url));
+    worker.unref();
+    worker.on('message', (reply: FromWorker) => {
+      if ('released' in reply) {
+        this.onReleased(reply.released);
+        return;
+      }
+      const waiting = this.waiting.get(reply.stream);
+      this.waiting.delete(reply.stream);
+      if (!this.waiting.size) worker.unref();
+      if ('error' in reply) waiting?.reject(new Error(reply.error));
+      else waiting?.resolve(reply.md5);
+    });
+    const fail = (error: Error) => {
+      if (this.worker === worker) this.worker = undefined;
+      for (const waiting of this.waiting.values()) waiting.reject(error);
+      this.waiting.clear();
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`the md5 worker stopped (exit code ${code})`)));
+    this.worker = worker;
+    return worker;
+  }
+}
+
+/**
+ * Buffers in shared memory that bytes to hash are copied into, and that the worker hands back once
+ * it has hashed them: the same few megabytes go round, where moving a new ArrayBuffer to the worker
+ * for every batch made both threads' garbage collectors run on external memory pressure (about two
+ * cores' seconds per GiB in the server, measured with --trace-gc and per-thread CPU).
+ */
+class SlotPool {
+  static readonly SLOT_BYTES = 4 * 1024 * 1024;
+  /** Free buffers kept beyond this are left to the garbage collector. */
+  private static readonly KEEP_FREE = 16;
+  private readonly free: { id: number; buffer: SharedArrayBuffer }[] = [];
+  private readonly lent = new Map<number, SharedArrayBuffer>();
+  private nextId = 0;
+
+  take(): { id: number; buffer: SharedArrayBuffer } {
+    const slot = this.free.pop() ?? { id: this.nextId++, buffer: new SharedArrayBuffer(SlotPool.SLOT_BYTES) };
+    this.lent.set(slot.id, slot.buffer);
+    return slot;
+  }
+
+  giveBack(id: number): void {
+    const buffer = this.lent.get(id);
+    this.lent.delete(id);
+    if (buffer && this.free.length < SlotPool.KEEP_FREE) this.free.push({ id, buffer });
+  }
+}
+
+const pool = new SlotPool();
+const shared = new Md5Worker((ids) => {
+  for (const id of ids) pool.giveBack(id);
+});
+let nextStream = 0;
+
+/**
+ * The MD5 of bytes fed in order, hashed in the worker beside the other streams open at the time.
+ * Call `digest` or `drop` exactly once.
+ */
+export class WorkerMd5 {
+  private readonly stream = nextStream++;
+  /** The pool buffer being filled: bytes before `used` are copied in, those before `sent` were sent. */
+  private slot: { id: number; buffer: SharedArrayBuffer; bytes: Uint8Array; used: number; sent: number } | undefined;
+
+  /** lazy: for streams whose bytes come one after another (a download's parts): see worker.ts. */
+  constructor(options: { lazy?: boolean } = {}) {
+    shared.send({ kind: 'open', stream: this.stream, lazy: options.lazy ?? false });
+  }
+
+  /**
+   * Feeds `data`. Bytes in shared memory (a SharedArrayBuffer, such as an upload's part buffers) are
+   * read in place and must stay unchanged until the digest is in; other bytes are copied into the
+   * pool's buffers, so `data` is free again at once.
+   */
+  update(data: Uint8Array): void {
+    if (!data.length) return;
+    if (data.buffer instanceof SharedArrayBuffer) {
+      this.send();
+      shared.send({ kind: 'data', stream: this.stream, views: [{ buffer: data.buffer, offset: data.byteOffset, length: data.length }] });
+      return;
+    }
+    for (let done = 0; done < data.length; ) {
+      if (!this.slot || this.slot.used === SlotPool.SLOT_BYTES) {
+        this.send();
+        const { id, buffer } = pool.take();
+        this.slot = { id, buffer, bytes: new Uint8Array(buffer), used: 0, sent: 0 };
+      }
+      const take = Math.min(data.length - done, SlotPool.SLOT_BYTES - this.slot.used);
+      this.slot.bytes.set(data.subarray(done, done + take), this.slot.used);
+      this.slot.used += take;
+      done += take;
+    }
+    if (this.slot?.used === SlotPool.SLOT_BYTES) this.send();
+  }
+
+  /** Feeds `length` bytes of `file` from `offset`, read by the worker. */
+  updateFromFile(file: string, offset: number, length: number): void {
+    this.send();
+    if (length > 0) shared.send({ kind: 'file', stream: this.stream, file, offset, length });
+  }
+
+  digest(): Promise<string> {
+    this.send(true);
+    return shared.digest(this.stream);
+  }
+
+  drop(): void {
+    this.send(true);
+    shared.send({ kind: 'drop', stream: this.stream });
+  }
+
+  /**
+   * Sends the bytes copied into the current pool buffer and not sent yet. A full buffer, or the
+   * last one (`last`), is let go: the view that ends it carries its id, and the worker hands it back
+   * once it has hashed (or dropped) it.
+   */
+  private send(last = false): void {
+    const slot = this.slot;
+    if (!slot) return;
+    const end = last || slot.used === SlotPool.SLOT_BYTES;
+    if (slot.used > slot.sent || end) {
+      shared.send({
+        kind: 'data',
+        stream: this.stream,
+        views: [{ buffer: slot.buffer, offset: slot.sent, length: slot.used - slot.sent, slot: end ? slot.id : undefined }],
+      });
+      slot.sent = slot.used;
+    }
+    if (end) this.slot = undefined;
+  }
+}
