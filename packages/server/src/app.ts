@@ -289,7 +289,10 @@ export async function createPlatform(config: ResolvedConfig, log: Logger = creat
           bundledDependsRoot: config.engine.bundledDependsRoot,
           execDepends: config.engine.execDepends,
           runnerCommand: defaultRunnerCommand(),
-          inline: config.engine.executor === 'local' && config.engine.local.runner === 'inline',
+          inline:
+            config.engine.executor === 'local'
+              ? config.engine.local.runner === 'inline'
+              : config.engine.executor === 'slurm' && config.engine.slurm.runner === 'inline',
         },
       },
       log,

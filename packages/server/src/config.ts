@@ -48,6 +48,15 @@ const slurmSchema = z.object({
   statePollMs: z.number().int().positive().default(1000),
   /** After `scancel`, how long before `scancel --signal=KILL`. */
   killGraceMs: z.number().int().nonnegative().default(10_000),
+  /**
+   * `process`: each batch job runs the Node job runner, which prepares the job's directory and
+   * reports its outcome over the API, and serves the dx helpers on the node. `inline`: the server
+   * prepares the directory (on the shared storage) before `sbatch`, the batch job runs only the entry
+   * point, and the server reads the outcome from the directory when it ends: one Node start and
+   * three API calls less per job, but a job's dx helpers then start Node for each call on nodes
+   * other than the server's.
+   */
+  runner: z.enum(['process', 'inline']).default('process'),
 });
 export type SlurmConfig = z.infer<typeof slurmSchema>;
 
@@ -199,6 +208,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     qos: env.PANX_SLURM_QOS,
     extraArgs: env.PANX_SLURM_EXTRA_ARGS?.trim() ? env.PANX_SLURM_EXTRA_ARGS.trim().split(/\s+/) : undefined,
     binDir: env.PANX_SLURM_BIN_DIR,
+    runner: env.PANX_SLURM_RUNNER,
   });
   const fileEngine = (fileConfig.engine as Record<string, unknown> | undefined) ?? {};
   const engine =

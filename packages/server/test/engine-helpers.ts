@@ -20,6 +20,31 @@ upload() {
 }
 `;
 
+/**
+ * An applet that uses the DNAnexus helpers the way real applets do: downloads its `text` input,
+ * uploads an upper-cased copy as `upper`, and starts a subjob whose output is its `doubled` (42),
+ * through a job-based reference. Run it with `{text: <a .txt file>}`.
+ */
+export const HELPERS_APPLET: AppletOptions = {
+  name: 'helpers',
+  inputSpec: [{ name: 'text', class: 'file', patterns: ['*.txt'] }],
+  outputSpec: [
+    { name: 'upper', class: 'file' },
+    { name: 'doubled', class: 'int' },
+  ],
+  code: `main() {
+  dx-download-all-inputs
+  mkdir -p out/upper
+  tr a-z A-Z < "$text_path" > "out/upper/$text_prefix.upper.txt"
+  dx-upload-all-outputs
+  sub=$(dx-jobutil-new-job double -ix=21)
+  dx-jobutil-add-output doubled "$sub:y" --class jobref
+}
+double() {
+  dx-jobutil-add-output y $((x * 2)) --class int
+}`,
+};
+
 export interface AppletOptions {
   name?: string;
   code: string;

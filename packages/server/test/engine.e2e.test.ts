@@ -10,7 +10,7 @@ import type { PanxClient } from '@panx/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { downloadBytes, uploadFile, waitUntil } from './data-helpers.js';
-import { API_BASH, describeJob, logOf, newApplet, waitForJob } from './engine-helpers.js';
+import { API_BASH, describeJob, HELPERS_APPLET, logOf, newApplet, waitForJob } from './engine-helpers.js';
 import { BACKENDS, expectApiError, startTestPlatform, type TestPlatform } from './harness.js';
 
 /** Jobs are slow to run twice on two cores: SQLite by default, every backend with PANX_ENGINE_ALL_BACKENDS=1. */
@@ -127,25 +127,7 @@ main() {
   });
 
   it('gives jobs the DNAnexus helpers: dx-download-all-inputs, dx-upload-all-outputs, dx-jobutil-new-job and -add-output', async () => {
-    const applet = await newApplet(user.client, project, {
-      name: 'helpers',
-      inputSpec: [{ name: 'text', class: 'file', patterns: ['*.txt'] }],
-      outputSpec: [
-        { name: 'upper', class: 'file' },
-        { name: 'doubled', class: 'int' },
-      ],
-      code: `main() {
-  dx-download-all-inputs
-  mkdir -p out/upper
-  tr a-z A-Z < "$text_path" > "out/upper/$text_prefix.upper.txt"
-  dx-upload-all-outputs
-  sub=$(dx-jobutil-new-job double -ix=21)
-  dx-jobutil-add-output doubled "$sub:y" --class jobref
-}
-double() {
-  dx-jobutil-add-output y $((x * 2)) --class int
-}`,
-    });
+    const applet = await newApplet(user.client, project, HELPERS_APPLET);
     const text = await uploadFile(user.client, project, [Buffer.from('shout this\n')], { name: 'quiet.txt' });
     const job = await waitForJob(user.client, await run(applet, { input: { text: { $dnanexus_link: text } }, folder: '/helpers' }));
     expect(job.state, JSON.stringify(await logOf(user.client, job.id, { recurseJobs: true }))).toBe('done');
@@ -480,5 +462,34 @@ nap() { sleep 300 & echo $! > "$dir/$DX_JOB_ID"; wait; }`,
     const { id } = (await other.client.post(`app-${app.name}`, 'run', { project: otherProject, input: { who: 'you' } })) as { id: string };
     expect(await waitForJob(other.client, id)).toMatchObject({ state: 'done', app: appId, output: { greeting: 'hi you' } });
     expect(await user.client.post('system', 'findGlobalWorkflows', {})).toEqual({ results: [], next: null });
+
+    // A second version, published without becoming the default; a tag of the developer's own.
+    const { id: newer } = (await user.client.post('app', 'new', {
+      name: app.name,
+      version: '1.1.0',
+      inputSpec: [{ name: 'who', class: 'string' }],
+      outputSpec: [{ name: 'greeting', class: 'string' }],
+      runSpec: { interpreter: 'bash', code: 'main() { echo "{\\"greeting\\": \\"hello $who\\"}" > job_output.json; }' },
+    })) as { id: string };
+    await user.client.post(newer, 'publish', {});
+    await user.client.post(newer, 'addTags', { tags: ['beta'] });
+    const resolve = async (ref: string) => ((await other.client.post(ref, 'describe', {})) as { id: string }).id;
+    expect(await resolve(`app-${app.name}`)).toBe(appId);
+    expect(await resolve(`app-${app.name}/1.1.0`)).toBe(newer);
+    expect(await resolve(`app-${app.name}/beta`)).toBe(newer);
+    const { id: beta } = (await other.client.post(`app-${app.name}/beta`, 'run', { project: otherProject, input: { who: 'you' } })) as { id: string };
+    expect(await waitForJob(other.client, beta)).toMatchObject({ state: 'done', app: newer, output: { greeting: 'hello you' } });
+    await user.client.post(newer, 'removeTags', { tags: ['beta'] });
+    await expectApiError(other.client.post(`app-${app.name}/beta`, 'describe', {}), 'ResourceNotFound');
+
+    // Categories, uninstalling, and taking an authorized user away.
+    await user.client.post(appId, 'addCategories', { categories: ['Variation Calling'] });
+    await user.client.post(appId, 'removeCategories', { categories: ['Demo'] });
+    expect(await user.client.post(appId, 'listCategories', {})).toEqual({ categories: ['Variation Calling'] });
+    await other.client.post(`app-${app.name}`, 'uninstall', {});
+    expect(((await other.client.post(appId, 'describe', {})) as { installed: boolean }).installed).toBe(false);
+    await expectApiError(other.client.post(appId, 'addCategories', { categories: ['Mine'] }), 'PermissionDenied');
+    await user.client.post(appId, 'removeAuthorizedUsers', { authorizedUsers: [other.id] });
+    await expectApiError(other.client.post(`app-${app.name}`, 'describe', {}), 'ResourceNotFound');
   });
 });

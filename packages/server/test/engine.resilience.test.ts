@@ -56,7 +56,12 @@ const GATED_APPLET = {
 }`,
 };
 
-describe('kill -9 of the server while 10 jobs run (SQLite, server in a child process)', () => {
+/**
+ * With the inline runner the server prepares each try and reads its outcome from the try's files;
+ * with the process runner (as on Slurm) a Node runner per job reports the outcome over the API, and
+ * keeps trying while the server is down.
+ */
+describe.each(['inline', 'process'])('kill -9 of the server while 10 jobs run (SQLite, server in a child process, %s runner)', (runner) => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'panx-engine-crash-'));
   const token = `crash-${randomBytes(16).toString('hex')}`;
   let port = 0;
@@ -77,6 +82,7 @@ describe('kill -9 of the server while 10 jobs run (SQLite, server in a child pro
       PANX_LOG_LEVEL: 'warn',
       PANX_LOCAL_CORES: '16',
       PANX_LOCAL_MEMORY_MB: '64000',
+      PANX_LOCAL_RUNNER: runner,
     };
     child = spawn(process.execPath, [mainJs], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout?.on('data', (chunk: Buffer) => {

@@ -4,11 +4,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { createClient, type PanxClient } from '@panx/client';
 import pg from 'pg';
-import pino from 'pino';
+import pino, { type DestinationStream } from 'pino';
 import { createPlatform, type Platform } from '../src/app.js';
 import { bootstrap } from '../src/bootstrap.js';
 import type { z } from 'zod';
 import { configSchema, loadConfig } from '../src/config.js';
+import { createLogger } from '../src/lib/logger.js';
 import { freePort, startMoto } from './moto.js';
 
 export interface Backend {
@@ -47,6 +48,8 @@ export interface TestPlatformOptions {
   ui?: Record<string, unknown>;
   /** Execution engine settings (executor capacity, scheduler period, ...). */
   engine?: EngineOptions;
+  /** The server's own logger (with its redaction) at this level into this stream; silent otherwise. */
+  log?: { level: string; stream: DestinationStream };
 }
 
 export async function startTestPlatform(
@@ -97,7 +100,7 @@ export async function startTestPlatform(
       ...(options.engine ? { engine: configSchema.shape.engine.parse(options.engine) } : {}),
     },
   );
-  const platform = await createPlatform(config, pino({ level: 'silent' }));
+  const platform = await createPlatform(config, options.log ? createLogger(options.log.level, options.log.stream) : pino({ level: 'silent' }));
   await bootstrap(platform);
   await platform.http.listen({ port, host: '127.0.0.1' });
   const url = `http://127.0.0.1:${port}`;

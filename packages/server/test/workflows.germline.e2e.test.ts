@@ -11,9 +11,12 @@ import { startTestPlatform, type TestPlatform } from './harness.js';
  * The germline workflow end to end, as the README's tour runs it: the first start builds it in the
  * demo project from apps/workflows/germline_variants.json and the catalogue's apps, with the demo
  * data bound; `px run "Demo project:/germline_variants" -y --watch` runs the four stages through the
- * engine, and the VCF holds exactly the planted SNPs.
+ * engine, and the VCF holds exactly the planted SNPs. On the local executor, and on Slurm with one
+ * setting changed (the single-node cluster of scripts/ensure-slurm.sh; PANX_SKIP_SLURM=1 skips it).
  */
-describe('the germline workflow on the demo data', () => {
+const EXECUTORS = process.env.PANX_SKIP_SLURM === '1' ? (['local'] as const) : (['local', 'slurm'] as const);
+
+describe.each(EXECUTORS)('the germline workflow on the demo data, %s executor', (executor) => {
   let t: TestPlatform;
   let home: string;
   let demo: string;
@@ -23,7 +26,9 @@ describe('the germline workflow on the demo data', () => {
 
   beforeAll(async () => {
     requireBioTools();
-    t = await startTestPlatform(undefined, { engine: { tickMs: 100 } });
+    t = await startTestPlatform(undefined, {
+      engine: executor === 'slurm' ? { executor, slurm: { pollMs: 100, statePollMs: 300 }, tickMs: 100 } : { tickMs: 100 },
+    });
     await start();
     home = tempDir('px-germline-home-');
     await ok('login', '--server', t.url, '--token', t.adminToken);

@@ -7,7 +7,7 @@
 import type { PanxClient } from '@panx/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { downloadBytes, sleep } from './data-helpers.js';
-import { API_BASH, logOf, newApplet, waitForJob } from './engine-helpers.js';
+import { API_BASH, describeJob, logOf, newApplet, waitForJob } from './engine-helpers.js';
 import { BACKENDS, expectApiError, startTestPlatform, type TestPlatform } from './harness.js';
 
 type Described = Record<string, unknown> & { id: string; state: string };
@@ -478,6 +478,31 @@ describe.each(ENGINE_BACKENDS)('analyses: runs of workflows through the engine o
     // Terminating a finished analysis changes nothing.
     await user.client.call('analysis-xxxx/terminate', run.id, {});
     expect((await describeAnalysis(run.id)).state).toBe('terminated');
+  });
+
+  it('stops an analysis at its cost limit: the unfinished stages fail with CostLimitExceeded, and so does the analysis; totalPrice sums its stages', async () => {
+    const { id } = await user.client.call('workflow/new', {
+      project,
+      name: 'costly',
+      stages: [
+        { id: 'stage-long', executable: applets.slow, input: { seconds: 60 } },
+        { id: 'stage-longer', executable: applets.slow, input: { seconds: 60 } },
+      ],
+    });
+    // The default instance type costs $0.15 an hour: $0.00004 is about half a second of both stages running.
+    const run = await user.client.call('workflow-xxxx/run', id, { project, input: {}, rerunStages: ['*'], costLimit: 0.00004 });
+    const final = await waitForAnalysis(run.id, ['failed', 'terminated', 'done'], 30_000);
+    expect(final).toMatchObject({ state: 'failed', failureReason: 'CostLimitExceeded', costLimit: 0.00004 });
+    const [long, longer] = final.stages.map((stage) => stage.execution);
+    expect([long?.state, longer?.state]).toEqual(['failed', 'failed']);
+    expect([long?.failureReason, longer?.failureReason]).toEqual(['CostLimitExceeded', 'CostLimitExceeded']);
+    const { totalPrice } = (await describeAnalysis(run.id, { fields: { totalPrice: true } })) as unknown as { totalPrice: number };
+    const stagePrices = await Promise.all(final.stages.map(async (stage) => (await describeJob(user.client, stage.execution.id)).totalPrice as number));
+    expect(totalPrice).toBeGreaterThanOrEqual(0.00004);
+    // Every price is rounded to a millionth of a dollar, so the rounded total may differ from the sum of the
+    // rounded stage prices by half a millionth per stage.
+    const sumOfStages = stagePrices.reduce((sum, price) => sum + price, 0);
+    expect(Math.abs(totalPrice - sumOfStages)).toBeLessThanOrEqual(0.5e-6 * stagePrices.length + 1e-12);
   });
 
   it('links to another analysis’s outputs become references to its stage jobs', async () => {

@@ -1,4 +1,4 @@
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger } from 'pino';
 
 interface LoggedRequest {
   method?: string;
@@ -10,8 +10,8 @@ interface LoggedRequest {
  * Structured JSON logs. Signed upload/download URLs carry their credential in the query string, so
  * request URLs are logged without it; tokens and passwords are redacted wherever they appear.
  */
-export function createLogger(level: string): Logger {
-  return pino({
+export function createLogger(level: string, destination?: DestinationStream): Logger {
+  const options: pino.LoggerOptions = {
     level,
     serializers: {
       req: (request: LoggedRequest) => ({ method: request.method, url: request.url?.split('?')[0], remoteAddress: request.ip }),
@@ -20,5 +20,7 @@ export function createLogger(level: string): Logger {
       paths: ['req.headers.authorization', 'headers.authorization', '*.password', '*.access_token', '*.token', 'config.admin', 'config.signingSecret'],
       censor: '[redacted]',
     },
-  });
+  };
+  // stdout unless told otherwise (the tests read the log from a stream of their own).
+  return destination ? pino(options, destination) : pino(options);
 }

@@ -59,7 +59,7 @@ export class InlineRunner {
     const helperHost = await this.helperHost?.reach(spec.env.PANX_WORKER_TOOLS_BIN);
     const entry = await prepareEntryPoint({ job: described, executable, jobDir: spec.workDir, home, env: spec.env, source, helperHost });
     const marker: Marker = { home, function: job.function };
-    await fs.promises.writeFile(path.join(spec.workDir, MARKER), JSON.stringify(marker));
+    fs.writeFileSync(path.join(spec.workDir, MARKER), JSON.stringify(marker));
     await say(`Running ${job.function} (${executable.runSpec.interpreter})`);
     return {
       ...spec,

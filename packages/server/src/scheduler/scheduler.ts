@@ -94,6 +94,10 @@ export class Scheduler implements ProcessControl {
     await this.helperHost?.close();
   }
 
+  outcomeReported(job: JobRow): void {
+    this.executor.expectExit?.(job.id, job.try);
+  }
+
   kick(): void {
     if (this.stopped || this.kicked) return;
     this.kicked = true;

@@ -27,6 +27,8 @@ export interface ProcessControl {
   stop(job: JobRow): Promise<void>;
   /** Something changed: run the scheduler soon. */
   kick(): void;
+  /** The job's runner has reported how its code ended: its process ends in a moment (the outcome applies then). */
+  outcomeReported(job: JobRow): void;
 }
 
 export interface EngineOptions {
@@ -53,9 +55,10 @@ function monthStart(now: number): number {
  * and a conditional update, so that any number of API servers may drive the same jobs.
  */
 export class JobEngine {
-  private processes: ProcessControl = { stop: async () => {}, kick: () => {} };
+  private processes: ProcessControl = { stop: async () => {}, kick: () => {}, outcomeReported: () => {} };
   private lastWorkspaceSweep = 0;
   private readonly terminalListeners: ((job: JobRow, now: number) => Promise<void>)[] = [];
+  private readonly limitCheckers: ((now: number) => Promise<void>)[] = [];
 
   constructor(
     private readonly stores: Stores,
@@ -83,6 +86,14 @@ export class JobEngine {
    */
   onTerminal(listener: (job: JobRow, now: number) => Promise<void>): void {
     this.terminalListeners.push(listener);
+  }
+
+  /**
+   * Calls `checker` on every scheduler tick that checks timeouts and cost limits (the workflows
+   * module checks analyses' cost limits with it). A failing checker is logged.
+   */
+  onLimitCheck(checker: (now: number) => Promise<void>): void {
+    this.limitCheckers.push(checker);
   }
 
   executableSpec(job: JobRow): Promise<ExecutableSpec> {
@@ -382,6 +393,7 @@ export class JobEngine {
 
   async recordOutcome(job: JobRow, outcome: Omit<Outcome, 'reported'>, now: number): Promise<void> {
     await this.stores.jobs.update(job.id, { outcome: toJson({ ...outcome, reported: now }), modified: now });
+    this.processes.outcomeReported(job);
   }
 
   /** The executor says the process of `tryNumber` has ended: apply what the runner reported (or the lack of it). */
@@ -654,6 +666,9 @@ export class JobEngine {
       await this.failJob(job, 'JobTimeoutExceeded', `The job ran longer than its timeout of ${minutes} minute${minutes === 1 ? '' : 's'}`, now);
     }
     await this.enforceCostLimits(now);
+    for (const checker of this.limitCheckers) {
+      await checker(now).catch((error: unknown) => this.log.error({ err: error }, 'a limit check failed'));
+    }
     if (now - this.lastWorkspaceSweep >= WORKSPACE_SWEEP_MS) {
       this.lastWorkspaceSweep = now;
       await this.destroyKeptWorkspaces(now);
@@ -670,7 +685,8 @@ export class JobEngine {
 
   private async enforceCostLimits(now: number): Promise<void> {
     for (const root of await this.stores.jobs.listLimitedRoots(['done', 'failed', 'terminated'])) {
-      if (root.costLimit === null || root.parentJob !== null) continue;
+      // Analyses' limits cover their stage jobs' trees: the workflows module checks them (onLimitCheck).
+      if (root.costLimit === null || root.parentJob !== null || root.class === 'analysis') continue;
       const tree = await this.stores.jobs.listByRoot(root.id);
       const total = treePrices(tree, now).get(root.id) ?? 0;
       if (total >= root.costLimit) {

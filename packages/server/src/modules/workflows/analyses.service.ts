@@ -95,6 +95,7 @@ export class AnalysesService {
       stageJobs: (ids) => this.stageJobs(ids),
     });
     this.engine.onTerminal((job, now) => this.onJobFinished(job, now));
+    this.engine.onLimitCheck((now) => this.enforceCostLimits(now));
   }
 
   /**
@@ -141,7 +142,6 @@ export class AnalysesService {
       loaded = await this.workflows.load(caller, workflowId);
     }
     if (!input.project) throw invalidInput('"project" is required: the project the analysis runs in and its outputs go to');
-    if (input.costLimit !== undefined) throw invalidInput('"costLimit" is not supported on workflow runs yet: set it on the stages’ executables’ runs');
     const { content } = loaded;
     if (!content.stages.length) throw invalidInput(`${workflowId} has no stages to run`);
     const { project } = await this.access.require(caller, input.project, 'CONTRIBUTE', 'Running workflows');
@@ -265,7 +265,7 @@ export class AnalysesService {
       stoppedRunning: null,
       deadline: null,
       accruedPrice: 0,
-      costLimit: null,
+      costLimit: input.costLimit ?? null,
       failureReason: null,
       failureMessage: null,
       failureFrom: null,
@@ -477,11 +477,7 @@ export class AnalysesService {
           return { id: stage.id, execution: job ? await this.jobs.describeRow(job, stageDescribe, now, treeCache) : { id: stage.job } };
         }),
       );
-    const totalPrice = async () => {
-      let total = 0;
-      for (const job of stageJobs.values()) total += treePrices(await this.stores.jobs.listByRoot(job.rootExecution), now).get(job.id) ?? 0;
-      return Math.round(total * 1e6) / 1e6;
-    };
+    const totalPrice = async () => Math.round((await this.totalPrice(stageJobs, now)) * 1e6) / 1e6;
     const content = spec.workflow.content;
     const described = pickFields(want, {
       id: () => row.id,
@@ -537,13 +533,34 @@ export class AnalysesService {
       failureReason: () => row.failureReason,
       failureMessage: () => row.failureMessage,
       failureFrom: () => parseJson<unknown>(row.failureFrom, null),
-      costLimit: () => null,
+      costLimit: () => row.costLimit,
       detachedFrom: () => null,
       treeTurnaroundTime: () => (isAnalysisFinished(state) ? row.stateChanged - row.created : null),
     });
     if (want('stages')) described.stages = await stages();
     if (want('totalPrice')) described.totalPrice = await totalPrice();
     return { ...described, id: row.id };
+  }
+
+  /** What an analysis has cost so far: its stage jobs with their subjobs. */
+  private async totalPrice(stageJobs: Map<string, JobRow>, now: number): Promise<number> {
+    let total = 0;
+    for (const job of stageJobs.values()) total += treePrices(await this.stores.jobs.listByRoot(job.rootExecution), now).get(job.id) ?? 0;
+    return total;
+  }
+
+  /** An analysis that reached its costLimit fails every unfinished stage with CostLimitExceeded (as a job tree does). */
+  private async enforceCostLimits(now: number): Promise<void> {
+    for (const row of await this.stores.jobs.listLimitedRoots(['done', 'failed', 'terminated', 'partially_failed'])) {
+      if (row.class !== 'analysis' || row.costLimit === null) continue;
+      const spec = analysisSpecOf(row);
+      const stageJobs = await this.stageRows(spec);
+      const total = await this.totalPrice(stageJobs, now);
+      if (total < row.costLimit) continue;
+      const message = `The analysis cost $${total.toFixed(4)}, reaching its cost limit of $${row.costLimit}`;
+      for (const job of stageJobs.values()) if (!isTerminal(job.state)) await this.engine.failTree(job, 'CostLimitExceeded', message, now);
+      await this.syncState(row.id, now);
+    }
   }
 
   async terminate(caller: Caller, id: string, now: number): Promise<{ id: string }> {

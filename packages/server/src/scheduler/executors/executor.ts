@@ -75,6 +75,11 @@ export interface Executor {
   attach(handle: string, spec: LaunchSpec, sink: ExecutionSink, offsets: StreamOffsets): Promise<'running' | 'exited'>;
   terminate(handle: string): Promise<void>;
   detachAll(): Promise<void>;
+  /**
+   * The try's runner has reported its outcome over the API and is about to exit: an executor that
+   * polls for exits (Slurm) looks sooner than its usual period. Optional: others see exits at once.
+   */
+  expectExit?(jobId: string, tryNumber: number): void;
 }
 
 /** Clamps a request to what the executor can give at most. */

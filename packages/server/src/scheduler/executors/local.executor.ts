@@ -424,7 +424,7 @@ export class LocalExecutor implements Executor {
 
   async launch(spec: LaunchSpec, sink: ExecutionSink): Promise<string> {
     const dir = path.join(spec.workDir, '.executor');
-    await fs.promises.mkdir(dir, { recursive: true });
+    fs.mkdirSync(dir, { recursive: true });
     if (this.launcher) return this.launchThroughLauncher(this.launcher, spec, sink, dir);
     // From here to the exit listener, nothing waits: the child's events must not pass unheard.
     const stdout = fs.openSync(path.join(dir, 'stdout.log'), 'a');
