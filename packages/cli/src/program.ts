@@ -16,6 +16,8 @@ export function buildProgram(): Command {
   const program = new Command('px')
     .description('Panx command-line client: data, projects and administration on a Panx (DNAnexus API v1 compatible) server')
     .version(CLI_VERSION, '-V, --version')
+    // px's own options only before the command: `px build --app --version 1.2.0` is the app's version, as in `dx build`.
+    .enablePositionalOptions()
     .showHelpAfterError('(add --help for usage)')
     .exitOverride()
     .configureOutput({ writeErr: (text) => process.stderr.write(text) })

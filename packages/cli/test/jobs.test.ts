@@ -42,6 +42,15 @@ function makeAppFolder(root: string): string {
   return dir;
 }
 
+/** A dxapp.json folder `<root>/<name>` with no inputs or outputs and `script` as its bash entry points. */
+function bashAppletFolder(root: string, name: string, script: string): string {
+  const dir = path.join(root, name);
+  fs.mkdirSync(dir);
+  fs.writeFileSync(path.join(dir, 'dxapp.json'), JSON.stringify({ name, runSpec: { interpreter: 'bash', file: 'run.sh' }, inputSpec: [], outputSpec: [] }));
+  fs.writeFileSync(path.join(dir, 'run.sh'), script);
+  return dir;
+}
+
 describe('px build, run, watch, find jobs and terminate against a real server', () => {
   let t: TestPlatform;
   let home: string;
@@ -102,15 +111,53 @@ describe('px build, run, watch, find jobs and terminate against a real server', 
     expect(bad.stderr).toContain('no input "count"');
   }, 120_000);
 
-  it('terminates a running job, and px watch exits 3 for it', async () => {
-    const dir = path.join(home, 'sleepy');
-    fs.mkdirSync(dir);
-    fs.writeFileSync(
-      path.join(dir, 'dxapp.json'),
-      JSON.stringify({ name: 'sleepy', runSpec: { interpreter: 'bash', file: 'run.sh' }, inputSpec: [], outputSpec: [] }),
+  it('builds and publishes an app from the same folder, runs it by name with a file id and an instance type; its resources come from the app', async () => {
+    const dir = makeAppFolder(home);
+    const buildOut = await ok('build', dir, '--app', '--version', '1.2.0', '--publish');
+    const built = JSON.parse(buildOut) as { id: string };
+    expect(built.id).toMatch(/^app-/);
+    const app = (await t.admin.post('app-wc', 'describe', {})) as { id: string; version: string; published: number; resources: string };
+    expect(app).toMatchObject({ id: built.id, version: '1.2.0', published: expect.any(Number), resources: expect.stringMatching(/^container-/) });
+
+    fs.writeFileSync(path.join(home, 'short.txt'), 'two words\n');
+    const file = JSON.parse(await ok('upload', path.join(home, 'short.txt'), '--wait', '--json')) as { id: string }[];
+    const run = await runPx(['run', 'app-wc/1.2.0', `-itext=${file[0]?.id}`, '-ilabel=app', '--instance-type', 'mem2_ssd1_x1', '-y', '--watch'], opts());
+    expect(run.code, run.stderr).toBe(0);
+    const jobId = run.stdout.trim().split('\n')[0] ?? '';
+    expect(run.stdout).toContain('counting short.txt with count-tool 1.0');
+    const job = (await t.admin.post(jobId, 'describe', {})) as Record<string, unknown>;
+    expect(job).toMatchObject({ state: 'done', app: built.id, instanceType: 'mem2_ssd1_x1', output: { count: 2 } });
+    // The resources bundle lives in the app's resources container, not in the project.
+    const bundle = ((await t.admin.post(built.id, 'get', {})) as { runSpec: { bundledDepends: { id: { $dnanexus_link: string | { id: string } } }[] } }).runSpec
+      .bundledDepends[0]?.id.$dnanexus_link;
+    const bundleId = typeof bundle === 'string' ? bundle : (bundle?.id ?? '');
+    expect(await t.admin.post(bundleId, 'describe', { project: app.resources })).toMatchObject({ project: app.resources });
+  }, 120_000);
+
+  it('px watch follows a job and its subjobs, each line under its job; --no-recurse only the job', async () => {
+    await ok(
+      'build',
+      bashAppletFolder(
+        home,
+        'fan',
+        'main() { echo "parent starts"; for i in 1 2; do dx-jobutil-new-job leaf -in=$i >/dev/null; done; }\nleaf() { echo "leaf $n says hi"; }\n',
+      ),
     );
-    fs.writeFileSync(path.join(dir, 'run.sh'), 'main() { echo sleeping; sleep 300; }\n');
-    await ok('build', dir);
+    const jobId = (await ok('run', 'fan', '-y')).trim();
+    const watched = await runPx(['watch', jobId], opts());
+    expect(watched.code, watched.stderr).toBe(0);
+    const lines = watched.stdout.split('\n');
+    expect(lines.some((line) => line.includes(jobId) && line.endsWith('parent starts'))).toBe(true);
+    const subjobs = (await t.admin.post('system', 'findJobs', { parentJob: jobId })) as { results: { id: string }[] };
+    expect(subjobs.results).toHaveLength(2);
+    for (const { id } of subjobs.results) expect(lines.some((line) => line.includes(id) && /leaf [12] says hi$/.test(line))).toBe(true);
+    const alone = await runPx(['watch', jobId, '--no-recurse'], opts());
+    expect(alone.stdout).toContain('parent starts');
+    expect(alone.stdout).not.toContain('says hi');
+  }, 60_000);
+
+  it('terminates a running job, and px watch exits 3 for it', async () => {
+    await ok('build', bashAppletFolder(home, 'sleepy', 'main() { echo sleeping; sleep 300; }\n'));
     const jobId = (await ok('run', 'sleepy', '-y')).trim();
     const watching = runPx(['watch', jobId], opts());
     for (let i = 0; i < 100 && ((await t.admin.post(jobId, 'describe', {})) as { state: string }).state !== 'running'; i++)

@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestPlatform, type TestPlatform } from '../../server/test/harness.js';
+import { BACKENDS, startTestPlatform, type TestPlatform } from '../../server/test/harness.js';
 import { type PxOptions, pxOk, runPx, tempDir } from './run-px.js';
 
-describe('px metadata and find commands against a real server', () => {
+describe.each(BACKENDS)('px metadata and find commands against a real server on $name', (backend) => {
   let t: TestPlatform;
   let home: string;
   let alpha: string;
@@ -14,7 +14,7 @@ describe('px metadata and find commands against a real server', () => {
   const json = async <T>(...args: string[]): Promise<T> => JSON.parse(await ok(...args, '--json')) as T;
 
   beforeAll(async () => {
-    t = await startTestPlatform();
+    t = await startTestPlatform(backend);
     home = tempDir('px-meta-home-');
     await ok('login', '--server', t.url, '--token', t.adminToken);
     alpha = (await ok('new', 'project', 'alpha', '--select')).trim();

@@ -2,6 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient } from '@panx/client';
+import { Limiter, silentProgress, uploadFile } from '@panx/client/transfer';
 import { BACKENDS, startTestPlatform, type TestPlatform } from '../../server/test/harness.js';
 import { type PxOptions, pxOk, runPx, tempDir } from './run-px.js';
 
@@ -11,13 +13,8 @@ function sha256(file: string): string {
   return createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 }
 
-/**
- * SQLite + local blobs by default, to keep the CLI suite short; PANX_CLI_TEST_BACKENDS=all adds
- * PostgreSQL + S3 (moto), where downloads go straight to presigned S3 URLs.
- */
-const backends = process.env.PANX_CLI_TEST_BACKENDS === 'all' ? BACKENDS : BACKENDS.filter((backend) => backend.name === 'sqlite+local');
-
-describe.each(backends)('px upload and download on $name', (backend) => {
+/** On SQLite + local blobs and on PostgreSQL + S3 (moto), where downloads go straight to presigned S3 URLs. */
+describe.each(BACKENDS)('px upload and download on $name', (backend) => {
   let t: TestPlatform;
   let home: string;
   let work: string;
@@ -147,5 +144,29 @@ describe.each(backends)('px upload and download on $name', (backend) => {
     }
     const folder = await px(['download', '/runs/run1']);
     expect(folder.code).toBe(3);
+  });
+
+  it('uploads a file of at most 5 MiB without asking for the project upload parameters, and a larger one after asking', async () => {
+    const calls: string[] = [];
+    const client = createClient({
+      baseUrl: t.url,
+      token: t.adminToken,
+      fetch: (input, init) => {
+        calls.push(new URL(String(input)).pathname);
+        return fetch(input, init);
+      },
+    });
+    const shared = { parts: new Limiter(4), progress: silentProgress, parameters: new Map() };
+    const settings = { partSizeBytes: 16 * MiB, wait: true };
+    const upload = async (name: string, bytes: Buffer) => {
+      const local = path.join(work, name);
+      fs.writeFileSync(local, bytes);
+      calls.length = 0;
+      const { id } = await uploadFile(client, local, { project, folder: '/', name, parents: false }, settings, shared);
+      expect(await t.admin.call('file-xxxx/describe', id, { fields: { state: true, size: true } })).toMatchObject({ state: 'closed', size: bytes.length });
+      return calls.filter((call) => call.endsWith('/describe'));
+    };
+    expect(await upload('small.bin', randomBytes(5 * MiB))).toEqual([]);
+    expect(await upload('large.bin', randomBytes(5 * MiB + 1))).toEqual([`/${project}/describe`]);
   });
 });

@@ -92,6 +92,43 @@ describe('px workflows against a real server', () => {
     expect(watched.stdout).toContain('counting HELLO x3');
   });
 
+  it('edits a workflow: update workflow, update stage (name, folder, inputs, executable), move stage', async () => {
+    const workflow = (await ok('new', 'workflow', '/pipelines/edited', '-p')).trim();
+    await ok('add', 'stage', workflow, shout, '--name', 'First', '--id', 'stage-first', '-iword=hi');
+    await ok('add', 'stage', workflow, count, '--name', 'Second', '--id', 'stage-second', '-itext=stage-first.loud');
+    await ok('update', 'workflow', workflow, '--title', 'Edited', '--summary', 'two stages', '--output-folder', '/edited');
+    await ok('update', 'stage', workflow, 'Second', '--name', 'Counter', '--folder', 'counts', '-itimes=3', '--instance-type', 'mem2_ssd1_x1');
+    await ok('update', 'stage', workflow, '0', '-iword=');
+    type Described = {
+      title: string;
+      summary: string;
+      outputFolder: string;
+      stages: { id: string; name: string; folder: string; executable: string; input: Record<string, unknown>; systemRequirements?: unknown }[];
+    };
+    const describe = async () => (await t.admin.call('workflow-xxxx/describe', workflow, {})) as unknown as Described;
+    let described = await describe();
+    expect(described).toMatchObject({ title: 'Edited', summary: 'two stages', outputFolder: '/edited' });
+    expect(described.stages[0]?.input).toEqual({});
+    expect(described.stages[1]).toMatchObject({
+      name: 'Counter',
+      folder: 'counts',
+      input: { text: { $dnanexus_link: { stage: 'stage-first', outputField: 'loud' } }, times: 3 },
+      systemRequirements: { '*': { instanceType: 'mem2_ssd1_x1' } },
+    });
+    await ok('move', 'stage', workflow, 'Counter', '0');
+    described = await describe();
+    expect(described.stages.map((stage) => stage.id)).toEqual(['stage-second', 'stage-first']);
+    // Another executable: refused while a bound field does not fit, accepted with --force.
+    const incompatible = await runPx(['update', 'stage', workflow, 'stage-second', '--executable', shout], opts());
+    expect(incompatible.code).not.toBe(0);
+    expect(incompatible.stderr).toMatch(/text|times/);
+    await ok('update', 'stage', workflow, 'stage-second', '--executable', shout, '--force');
+    expect((await describe()).stages[0]?.executable).toBe(shout);
+    const nothing = await runPx(['update', 'stage', workflow, 'stage-first'], opts());
+    expect(nothing.code).not.toBe(0);
+    expect(nothing.stderr).toContain('nothing to change');
+  });
+
   it('imports a workflow file and exports it back; run --watch exits 3 when a stage fails', async () => {
     const file = path.join(home, 'pair.json');
     fs.writeFileSync(

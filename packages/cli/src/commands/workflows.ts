@@ -394,6 +394,101 @@ export function registerWorkflowCommands(program: Command): void {
       );
     });
 
+  const update = program.commands.find((command) => command.name() === 'update') ?? program.command('update').description('change a workflow or its stages');
+  update
+    .command('workflow <workflow>')
+    .description('change a workflow’s title, summary, description or default output folder (as dx update workflow)')
+    .option('--title <title>', 'title')
+    .option('--summary <summary>', 'summary')
+    .option('--description <description>', 'description')
+    .option('--output-folder <folder>', 'default output folder of its runs')
+    .option('--no-output-folder', 'runs go to the folder given at run time, else /')
+    .action(async (workflowSpec: string, options: { title?: string; summary?: string; description?: string; outputFolder?: string | false }) => {
+      const changes = {
+        ...(options.title !== undefined ? { title: options.title } : {}),
+        ...(options.summary !== undefined ? { summary: options.summary } : {}),
+        ...(options.description !== undefined ? { description: options.description } : {}),
+        ...(options.outputFolder !== undefined ? { outputFolder: options.outputFolder === false ? null : options.outputFolder } : {}),
+      };
+      if (!Object.keys(changes).length) throw new UsageError('nothing to change: give --title, --summary, --description or --output-folder');
+      const ctx = connect();
+      await editWorkflow(ctx, workflowSpec, async (workflow) =>
+        ctx.client.call('workflow-xxxx/update', workflow.id, { editVersion: workflow.editVersion, ...changes }),
+      );
+    });
+  update
+    .command('stage <workflow> <stage>')
+    .description(
+      'change a stage (by ID, index or name): its name, output folder, instance type, bound inputs (-iname=value; -iname=stage-x.field links; -iname= unbinds), or its executable (--executable, checked for compatibility unless --force)',
+    )
+    .option('--name <name>', 'stage name')
+    .option('--folder <folder>', 'output folder of the stage, relative to the run’s (or absolute)')
+    .option('--instance-type <type>', 'instance type of the stage')
+    .option('-i, --input <name=value>', 'bind an input (repeatable; an empty value unbinds it)', collect, [])
+    .option('--executable <executable>', 'run another applet or app in this stage')
+    .option('--force', 'with --executable: even if bound or linked fields do not fit the new executable')
+    .action(
+      async (
+        workflowSpec: string,
+        stageRef: string,
+        options: { name?: string; folder?: string; instanceType?: string; input: string[]; executable?: string; force?: boolean },
+      ) => {
+        const ctx = connect();
+        if (options.force && !options.executable) throw new UsageError('--force goes with --executable');
+        if (options.executable) {
+          const executable = await executableRef(ctx, options.executable);
+          await editWorkflow(ctx, workflowSpec, async (workflow) =>
+            ctx.client.call('workflow-xxxx/updateStageExecutable', workflow.id, {
+              editVersion: workflow.editVersion,
+              stage: findStage(workflow, stageRef).id,
+              executable,
+              ...(options.force ? { force: true } : {}),
+            }),
+          );
+        }
+        const unbind = options.input.filter((pair) => pair.endsWith('=') && pair.indexOf('=') === pair.length - 1);
+        const bind = options.input.filter((pair) => !unbind.includes(pair));
+        if (!options.name && !options.folder && !options.instanceType && !options.input.length) {
+          if (!options.executable) throw new UsageError('nothing to change: give --name, --folder, --instance-type, -i or --executable');
+          return;
+        }
+        await editWorkflow(ctx, workflowSpec, async (workflow) => {
+          const stage = findStage(workflow, stageRef);
+          const input = {
+            ...(bind.length ? await boundInputs(ctx, workflow, stage.executable, bind) : {}),
+            ...Object.fromEntries(unbind.map((pair) => [pair.slice(0, -1), null])),
+          };
+          return ctx.client.call('workflow-xxxx/update', workflow.id, {
+            editVersion: workflow.editVersion,
+            stages: {
+              [stage.id]: {
+                ...(options.name ? { name: options.name } : {}),
+                ...(options.folder ? { folder: options.folder } : {}),
+                ...(options.instanceType ? { systemRequirements: { '*': { instanceType: options.instanceType } } } : {}),
+                ...(Object.keys(input).length ? { input } : {}),
+              },
+            },
+          });
+        });
+      },
+    );
+
+  const move = program.commands.find((command) => command.name() === 'move') ?? program.command('move').description('move a part of something');
+  move
+    .command('stage <workflow> <stage> <index>')
+    .description('move a stage (by ID, index or name) to another position (0 is the first)')
+    .action(async (workflowSpec: string, stageRef: string, index: string) => {
+      if (!/^\d+$/.test(index)) throw new UsageError(`the new position must be a number from 0, not "${index}"`);
+      const ctx = connect();
+      await editWorkflow(ctx, workflowSpec, async (workflow) =>
+        ctx.client.call('workflow-xxxx/moveStage', workflow.id, {
+          editVersion: workflow.editVersion,
+          stage: findStage(workflow, stageRef).id,
+          newIndex: Number(index),
+        }),
+      );
+    });
+
   const list = program.commands.find((command) => command.name() === 'list') ?? program.command('list').description('list the parts of something');
   withJson(
     list
