@@ -5,6 +5,7 @@ import { describeError } from '../../ui/describe-error';
 import { useProjectRows } from '../projects/hooks';
 import { levelAtLeast } from '../projects/project-rules';
 import { formatBytes } from '../viewer/formats';
+import { saveFromUrl } from './download';
 import { folderNameError, objectNameError } from './folder-name';
 import { ROOT } from './folder-tree';
 import type { DataModalsState, DownloadUrl } from './modal-state';
@@ -167,12 +168,7 @@ export function DeleteModal({
 
 function saveText(name: string, text: string, type: string) {
   const url = URL.createObjectURL(new Blob([text], { type }));
-  const anchor = document.createElement('a');
-  anchor.href = url;
-  anchor.download = name;
-  document.body.append(anchor);
-  anchor.click();
-  anchor.remove();
+  saveFromUrl(url, name);
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 

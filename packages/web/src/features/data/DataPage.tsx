@@ -39,6 +39,7 @@ import { flattenPages, folderRow, searchFromFilters, useFolderListing, useFolder
 import { ImportProgress, ImportUrlsModal, type StartedImport } from './ImportUrlsModal';
 import { bulkDownloadFiles, initialModals, modalsReducer } from './modal-state';
 import { nameMatcher } from './name-filter';
+import { downloadInBrowser, sharedDownloadUrl } from './download';
 import { ObjectTable, type RowHandlers } from './ObjectTable';
 import {
   cycleSort,
@@ -217,13 +218,7 @@ export function DataPage() {
       if (files.length === 1 && files[0]) {
         const file = files[0];
         try {
-          const { url } = await api().call('file-xxxx/download', file.id, { project: projectId, filename: file.name });
-          const anchor = document.createElement('a');
-          anchor.href = url;
-          anchor.download = file.name;
-          document.body.append(anchor);
-          anchor.click();
-          anchor.remove();
+          await downloadInBrowser(file.id, projectId, file.name);
         } catch (error) {
           notifications.show({ color: 'red', title: 'Could not download', message: describeError(error) });
         }
@@ -234,8 +229,7 @@ export function DataPage() {
       try {
         const urls = [];
         for (const file of files) {
-          const { url } = await api().call('file-xxxx/download', file.id, { project: projectId, filename: file.name });
-          urls.push({ id: file.id, name: file.name, url, size: file.size });
+          urls.push({ id: file.id, name: file.name, url: await sharedDownloadUrl(file.id, projectId, file.name), size: file.size });
         }
         dispatchModal({ type: 'downloadSuccess', urls, bulk: bulkDownloadFiles(urls) });
       } catch (error) {

@@ -11,6 +11,7 @@ import { signedUrl } from './bytes';
 import { detectFormat, formatBytes } from './formats';
 import { BamView, FastxView, HexView, TabularView, TextView, VcfView, type ViewTarget } from './GenomicsViews';
 import classes from './viewer.module.css';
+import { downloadInBrowser } from '../data/download';
 import { field, useProject } from '../projects/hooks';
 import { PdfView } from './PdfView';
 
@@ -69,13 +70,7 @@ export function FileViewerPage() {
 
   const download = async () => {
     try {
-      const { url } = await api().call('file-xxxx/download', objectID, { project: projectID, filename: name });
-      const anchor = document.createElement('a');
-      anchor.href = url;
-      anchor.download = name;
-      document.body.append(anchor);
-      anchor.click();
-      anchor.remove();
+      await downloadInBrowser(objectID, projectID, name);
     } catch (error) {
       notifications.show({ color: 'red', title: 'Could not download', message: describeError(error) });
     }
