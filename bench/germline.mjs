@@ -80,9 +80,9 @@ function runScript(dir) {
 
 async function waitAnalysis(server, id) {
   for (;;) {
-    const analysis = await server.call(`${id}/describe`, { fields: { state: true, output: true } });
+    const analysis = await server.call(`${id}/describe`, { fields: { state: true, output: true, stateTransitions: true } });
     if (['done', 'failed', 'terminated'].includes(analysis.state)) return analysis;
-    await sleep(25);
+    await sleep(100);
   }
 }
 
@@ -108,6 +108,7 @@ try {
   if (!workflow) throw new Error('no germline_variants workflow in the demo project');
 
   const engine = [];
+  const polled = [];
   const bash = [];
   const stageMs = [];
   // Where the engine's extra time goes: before the first stage runs, between stages (one done → the
@@ -115,11 +116,16 @@ try {
   const gapMs = [];
   let lastBash = '';
   for (let i = 0; i < runs + 1; i++) {
-    const started = performance.now();
+    // Submit → done, where done is the moment the server recorded the analysis done (its state
+    // transition, in the same machine's clock): the polling below only finds out, up to 100 ms later.
+    const started = performance.timeOrigin + performance.now();
     const { id } = await server.call(`${workflow}/run`, { project: demo, input: {}, ignoreReuse: true });
     const analysis = await waitAnalysis(server, id);
-    const ms = performance.now() - started;
+    const polledMs = performance.timeOrigin + performance.now() - started;
     if (analysis.state !== 'done') throw new Error(`the analysis ${id} ended ${analysis.state}`);
+    const doneAt = analysis.stateTransitions.find((step) => step.newState === 'done')?.setAt;
+    if (typeof doneAt !== 'number') throw new Error(`${id} has no done transition`);
+    const ms = doneAt - started;
     if (analysis.output['stage-call.variant_count'] !== genome.truth.length)
       throw new Error(`${id} found ${analysis.output['stage-call.variant_count']} variants`);
     const script = await runScript(scriptDir);
@@ -127,6 +133,7 @@ try {
     if (!script.output.endsWith(`variant records: ${genome.truth.length}`)) throw new Error(`the script found: ${script.output}`);
     if (i === 0) continue; // warm-up: page cache, bwa and fastp binaries
     engine.push(ms);
+    polled.push(polledMs);
     bash.push(script.ms);
     const { stages, created } = await server.call(`${id}/describe`, { fields: { stages: true, created: true } });
     const times = stages.map(({ execution }) => {
@@ -145,10 +152,17 @@ try {
     ['', 'median s', 'min s', 'max s'],
     [
       ['through the engine (4 stage jobs, local executor)', fmt(e.median / 1000, 2), fmt(e.min / 1000, 2), fmt(e.max / 1000, 2)],
+      [
+        '  the same, as the 100-ms polling saw it',
+        fmt(summarize(polled).median / 1000, 2),
+        fmt(summarize(polled).min / 1000, 2),
+        fmt(summarize(polled).max / 1000, 2),
+      ],
       ['the same commands in one bash script', fmt(b.median / 1000, 2), fmt(b.min / 1000, 2), fmt(b.max / 1000, 2)],
       ['ratio (medians)', `${fmt(e.median / b.median, 2)}×`, '', ''],
     ],
   );
+  console.log(`run by run, engine / bash script: ${engine.map((ms, index) => `${fmt(ms / (bash[index] ?? ms), 2)}×`).join(' ')}`);
   const perStage = [0, 1, 2, 3].map((index) => summarize(stageMs.map((row) => row[index] ?? 0)).median);
   console.log(`stage jobs, running → done, medians (ms): ${perStage.map((ms) => fmt(ms)).join(' / ')} (fastp / bwa_mem / sort / call)`);
   const gaps = [0, 1, 2, 3].map((index) => summarize(gapMs.map((row) => row[index] ?? 0)).median);

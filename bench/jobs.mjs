@@ -9,7 +9,20 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { build, fmt, parseArgs, printMachine, printProfile, printTable, saveResults, sleep, startPanx, summarize, summarizeCpuProfile } from './lib.mjs';
+import {
+  build,
+  fmt,
+  parseArgs,
+  printMachine,
+  printProfile,
+  printTable,
+  saveResults,
+  sleep,
+  startPanx,
+  summarize,
+  summarizeCpuProfile,
+  newNoopApplet,
+} from './lib.mjs';
 
 const args = parseArgs();
 const runs = Number(args.runs ?? 15);
@@ -52,14 +65,7 @@ console.log(
 );
 try {
   const { id: project } = await server.call('project/new', { name: 'jobs bench' });
-  const { id: applet } = await server.call('applet/new', {
-    project,
-    name: 'noop',
-    dxapi: '1.0.0',
-    inputSpec: [],
-    outputSpec: [],
-    runSpec: { interpreter: 'bash', code: 'main() { :; }', distribution: 'Ubuntu', release: '24.04' },
-  });
+  const applet = await newNoopApplet(server, project);
   const submit = async () => (await server.call(`${applet}/run`, { project, input: {}, ignoreReuse: true })).id;
 
   // 0. Where the time of one job goes (`--trace`): state changes from the job's record, the time bash

@@ -168,7 +168,7 @@ export async function startPanx({ dataDir, databaseUrl, token = `bench-${randomB
       PANX_ADMIN_TOKEN: token,
       PANX_ADMIN_PASSWORD: 'bench-admin-password',
       PANX_DEMO_PROJECT: 'false',
-      PANX_LOG_LEVEL: 'warn',
+      PANX_LOG_LEVEL: process.env.PANX_LOG_LEVEL ?? 'warn',
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { DATABASE_URL: '' }),
       ...env,
     },
@@ -178,7 +178,9 @@ export async function startPanx({ dataDir, databaseUrl, token = `bench-${randomB
     stderr += chunk;
     if (stderr.length > 20_000) stderr = stderr.slice(-10_000);
   });
-  child.stdout.resume();
+  // BENCH_SERVER_LOG=<file>: the server's log (with PANX_LOG_LEVEL=info, every request and its time) goes there.
+  if (process.env.BENCH_SERVER_LOG) child.stdout.pipe(fs.createWriteStream(process.env.BENCH_SERVER_LOG));
+  else child.stdout.resume();
   let stopping = false;
   child.once('exit', (code, signal) => {
     if (!stopping) console.log(`  !! the Panx server (pid ${child.pid}) exited unexpectedly (${code ?? signal})${stderr ? `:\n${stderr.slice(-2000)}` : ''}`);
@@ -253,6 +255,19 @@ export async function benchUser(server, username = 'benchuser') {
   await server.call('user/new', { username, email: `${username}@example.org`, first: 'Bench', last: 'User', password });
   const { access_token: token } = await apiCall(server.url, undefined, 'system/newAuthToken', { username, password });
   return { username, password, token, call: (route, body = {}) => apiCall(server.url, token, route, body) };
+}
+
+/** A trivial bash applet (`main() { :; }`) in `project`, with `runSpec` fields added; answers its id. */
+export async function newNoopApplet(server, project, runSpec = {}) {
+  const { id } = await server.call('applet/new', {
+    project,
+    name: 'noop',
+    dxapi: '1.0.0',
+    inputSpec: [],
+    outputSpec: [],
+    runSpec: { interpreter: 'bash', code: 'main() { :; }', distribution: 'Ubuntu', release: '24.04', ...runSpec },
+  });
+  return id;
 }
 
 /** Uploads `bytes` as a one-part closed file and waits until it is closed; answers the file id. */
