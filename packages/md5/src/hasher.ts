@@ -80,6 +80,30 @@ class SlotPool {
 }
 
 const pool = new SlotPool();
+
+/**
+ * A buffer of the pool lent to be filled in place, such as by a socket reading straight into it, and
+ * then given to one stream with `WorkerMd5.updateSlot`: the bytes reach the worker without a copy.
+ */
+export interface Md5Slot {
+  readonly id: number;
+  /** The slot's shared memory (SLOT_BYTES long). */
+  readonly bytes: Buffer;
+}
+
+/** Lends a pool buffer to fill; give it to a stream with `WorkerMd5.updateSlot(…, release: true)`, or back with `returnMd5Slot`. */
+export function takeMd5Slot(): Md5Slot {
+  const { id, buffer } = pool.take();
+  return { id, bytes: Buffer.from(buffer) };
+}
+
+/** Gives back a slot that was never handed to a stream. */
+export function returnMd5Slot(slot: Md5Slot): void {
+  pool.giveBack(slot.id);
+}
+
+/** The size of every pool buffer. */
+export const MD5_SLOT_BYTES = SlotPool.SLOT_BYTES;
 const shared = new Md5Worker((ids) => {
   for (const id of ids) pool.giveBack(id);
 });
@@ -123,6 +147,21 @@ export class WorkerMd5 {
       done += take;
     }
     if (this.slot?.used === SlotPool.SLOT_BYTES) this.send();
+  }
+
+  /**
+   * Feeds `length` bytes of a lent slot (`takeMd5Slot`) from `offset`, hashed in place: they must not
+   * change until the slot is given back. `release` lets the slot go (call it with the slot's last
+   * bytes, or with length 0); the pool has it back once the worker has hashed what was fed.
+   */
+  updateSlot(slot: Md5Slot, offset: number, length: number, release: boolean): void {
+    this.send();
+    if (!length && !release) return;
+    shared.send({
+      kind: 'data',
+      stream: this.stream,
+      views: [{ buffer: slot.bytes.buffer as SharedArrayBuffer, offset: slot.bytes.byteOffset + offset, length, slot: release ? slot.id : undefined }],
+    });
   }
 
   /** Feeds `length` bytes of `file` from `offset`, read by the worker. */

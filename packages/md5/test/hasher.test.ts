@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 // The built package: its worker thread runs dist/worker.js.
-import { WorkerMd5 } from '../dist/index.js';
+import { MD5_SLOT_BYTES, returnMd5Slot, takeMd5Slot, WorkerMd5 } from '../dist/index.js';
 
 const md5 = (data: Uint8Array) => createHash('md5').update(data).digest('hex');
 const MiB = 1024 * 1024;
@@ -26,6 +26,31 @@ describe('WorkerMd5 (hashing in a worker thread, streams side by side)', () => {
       });
     }
     expect(await Promise.all(hashes.map((hash) => hash.digest()))).toEqual(data.map(md5));
+  });
+
+  it('hashes lent slots filled in place, beside copied bytes, and takes them back for the next user', async () => {
+    const data = randomBytes(3 * MD5_SLOT_BYTES + 12_345);
+    const hash = new WorkerMd5();
+    const lent = new Set<number>();
+    // The first bytes copied, then slots filled in two pieces each, the last one partly.
+    hash.update(data.subarray(0, 1000));
+    for (let offset = 1000; offset < data.length; ) {
+      const slot = takeMd5Slot();
+      expect(slot.bytes.length).toBe(MD5_SLOT_BYTES);
+      expect(lent.has(slot.id)).toBe(false);
+      lent.add(slot.id);
+      const take = Math.min(MD5_SLOT_BYTES, data.length - offset);
+      data.copy(slot.bytes, 0, offset, offset + take);
+      const half = Math.floor(take / 2);
+      hash.updateSlot(slot, 0, half, false);
+      hash.updateSlot(slot, half, take - half, true);
+      offset += take;
+    }
+    expect(await hash.digest()).toBe(md5(data));
+    // A slot never handed to a stream goes back as it is.
+    const unused = takeMd5Slot();
+    returnMd5Slot(unused);
+    expect(takeMd5Slot().id).toBe(unused.id);
   });
 
   it('copies bytes not in shared memory, so the caller may reuse them at once; pool buffers go round', async () => {

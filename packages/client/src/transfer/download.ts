@@ -6,6 +6,7 @@ import { isApiError } from '../errors.js';
 import { sleep } from './limiter.js';
 import { Md5Stream, md5OfFileRange } from './md5.js';
 import { TransferError, type TransferProgress } from './progress.js';
+import { RawGetUnsupported, rawGetInto } from './raw-get.js';
 import { waitUntilClosed } from './upload.js';
 
 /**
@@ -291,9 +292,36 @@ export async function downloadFile(client: PanxClient, source: DownloadSource, o
   // What an earlier run left in the .part file is checked like the rest.
   checker?.onDisk(have);
   let url: { url: string; headers: Record<string, string> } | undefined;
+  // With synchronous writes (px), a plain socket reads into the md5 worker's buffers (raw-get.ts).
+  let raw = options.syncWrites ?? false;
   for (let attempt = 1; have < described.size; attempt++) {
     try {
       url ??= await downloadUrl(client, source);
+      if (raw) {
+        try {
+          const from = have;
+          have = await rawGetInto({
+            url: url.url,
+            headers: url.headers,
+            have,
+            size: described.size,
+            partPath,
+            checker,
+            onRestart: () => {
+              progress.add(-from);
+              checker?.rewind(0);
+            },
+            onBytes: (bytes) => progress.add(bytes),
+            onBytesWritten: options.onBytesWritten,
+            signal: options.signal,
+          });
+          if (have < described.size) throw new Error(`the connection ended after ${have} of ${described.size} bytes`);
+          continue;
+        } catch (error) {
+          if (!(error instanceof RawGetUnsupported)) throw error;
+          raw = false;
+        }
+      }
       have = await fetchRest(
         partPath,
         have,

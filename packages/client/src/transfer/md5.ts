@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import { WorkerMd5 } from '@panx/md5';
+import { type Md5Slot, returnMd5Slot, WorkerMd5 } from '@panx/md5';
 
 /**
  * MD5 off the main thread, several parts side by side (@panx/md5: one worker thread whose native
@@ -103,6 +103,30 @@ export class Md5Stream {
         if (this.position === part.offset + part.size) this.next++;
       }
     }
+  }
+
+  /** How many of the next bytes belong to the part being hashed (a slot filled in place must stay within one part). */
+  bytesLeftInPart(): number {
+    const part = this.parts[this.next];
+    return part ? part.offset + part.size - this.position : Number.POSITIVE_INFINITY;
+  }
+
+  /**
+   * Bytes written to the file from a lent md5 slot (see `takeMd5Slot`), hashed in place; at most
+   * `bytesLeftInPart()` of them. `release` lets the slot go, as `WorkerMd5.updateSlot` says; the
+   * slot must be released exactly once, by this call or with `returnMd5Slot`.
+   */
+  feedSlot(slot: Md5Slot, offset: number, length: number, release: boolean): void {
+    const part = this.parts[this.next];
+    if (!part) {
+      // Past the last part, so no stream saw this slot (a part's end releases its slot).
+      if (release) returnMd5Slot(slot);
+      return;
+    }
+    if (length > part.offset + part.size - this.position) throw new Error('md5: a slot crosses the end of a part');
+    this.hashOf(this.next).updateSlot(slot, offset, length, release);
+    this.position += length;
+    if (this.position === part.offset + part.size) this.next++;
   }
 
   /** Resolves once every part completed by the chunks fed so far is in `results`. */
