@@ -106,6 +106,42 @@ describe.each(BACKENDS)('file download on $name', (backend) => {
     expect((await downloadBytes(t.admin, odd)).toString()).toBe('odd');
   });
 
+  it('streams a file of many chunks through the server’s reused buffers, with CORS headers; HEAD has the headers only', async () => {
+    // 6 parts of 5 MiB and a short one: more 1-MiB chunks than the buffers one response reuses.
+    const parts = [...Array.from({ length: 6 }, () => random(MIN_PART)), random(12_345)];
+    const whole = Buffer.concat(parts);
+    const big = await uploadFile(t.admin, project, parts, { name: 'big.bin' });
+    const { url } = await t.admin.call('file-xxxx/download', big, { project });
+    const origin = 'https://portal.example.org';
+    const got = await fetchBytes(url, { origin });
+    expect(got.status).toBe(200);
+    expect(sha256(got.bytes)).toBe(sha256(whole));
+    if (backend.blobs === 'local') {
+      expect(got.headers.get('access-control-allow-origin')).toBe(origin);
+      expect(got.headers.get('access-control-expose-headers')).toContain('Content-Range');
+      expect(got.headers.get('content-length')).toBe(String(whole.length));
+      const head = await fetch(url, { method: 'HEAD' });
+      expect(head.status).toBe(200);
+      expect(head.headers.get('content-length')).toBe(String(whole.length));
+      expect((await head.arrayBuffer()).byteLength).toBe(0);
+      // A range deep inside: 206 with exactly those bytes.
+      const ranged = await fetchBytes(url, { range: 'bytes=7340032-20000000' });
+      expect(ranged.status).toBe(206);
+      expect(ranged.headers.get('content-range')).toBe(`bytes 7340032-20000000/${whole.length}`);
+      expect(ranged.bytes.equals(whole.subarray(7_340_032, 20_000_001))).toBe(true);
+    }
+    // Clients that hang up after the first bytes leave the server serving others as before.
+    for (let i = 0; i < 5; i++) {
+      const controller = new AbortController();
+      const response = await fetch(url, { signal: controller.signal });
+      const reader = response.body?.getReader();
+      await reader?.read();
+      controller.abort();
+      await reader?.cancel().catch(() => undefined);
+    }
+    expect(sha256((await fetchBytes(url)).bytes)).toBe(sha256(whole));
+  });
+
   it('serves an empty file', async () => {
     const empty = await uploadFile(t.admin, project, [Buffer.alloc(0)], { name: 'empty' });
     const { url } = await t.admin.call('file-xxxx/download', empty, {});

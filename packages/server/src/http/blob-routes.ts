@@ -2,7 +2,8 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { ApiError, invalidInput } from '../errors.js';
 import { contentTypeFor, type FilesService } from '../modules/files/files.service.js';
-import { BlobNotFoundError, type ByteRange } from '../storage/blob-store.js';
+import { BlobNotFoundError } from '../storage/blob-store.js';
+import { sendFromReader } from './send-blob.js';
 
 /** Parses `bytes=a-b`, `bytes=a-` and `bytes=-n`; undefined when absent, 'invalid' when unsatisfiable. */
 export function parseRange(header: string | undefined, size: number): { start: number; end: number } | undefined | 'invalid' {
@@ -68,23 +69,27 @@ export function registerBlobRoutes(app: FastifyInstance, files: FilesService): v
           .send({ error: { type: 'InvalidInput', message: `The range ${request.headers.range} is not satisfiable for ${download.size} bytes` } });
       }
       if (download.size === 0) return reply.header('content-length', '0').send('');
-      const stream = await readBlob(download, range);
       if (range) {
         void reply
           .code(206)
           .header('content-range', `bytes ${range.start}-${range.end}/${download.size}`)
           .header('content-length', String(range.end - range.start + 1));
-        return reply.send(stream);
+      } else {
+        void reply.header('content-length', String(download.size));
       }
-      void reply.header('content-length', String(download.size));
-      return reply.send(stream);
+      const { openReader } = download;
+      if (openReader && request.method === 'GET') {
+        const reader = await missingBytesAreOurs(() => openReader(range));
+        return sendFromReader(reply, range ? 206 : 200, reader);
+      }
+      return reply.send(await missingBytesAreOurs(() => download.read(range)));
     },
   );
 }
 
-async function readBlob(download: { read: (range?: ByteRange) => Promise<Readable> }, range: ByteRange | undefined): Promise<Readable> {
+async function missingBytesAreOurs<T>(open: () => Promise<T>): Promise<T> {
   try {
-    return await download.read(range);
+    return await open();
   } catch (error) {
     // A closed file whose bytes are missing is the store's fault, not the client's: say so plainly.
     if (error instanceof BlobNotFoundError) throw new ApiError('InternalError', 'The bytes of this file are missing from the blob store');

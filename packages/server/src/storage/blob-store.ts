@@ -37,6 +37,11 @@ export interface BlobStore {
   completeUpload(key: string, uploadId: string, parts: { index: number; partRef: string; size: number }[]): Promise<void>;
   abortUpload(key: string, uploadId: string): Promise<void>;
   read(key: string, range?: ByteRange): Promise<Readable>;
+  /**
+   * The same bytes as `read`, read into the caller's buffers (stores that can: the local one), so that
+   * a download reuses a few buffers instead of allocating one per chunk.
+   */
+  openReader?(key: string, range?: ByteRange): Promise<BlobReader>;
   /** A URL the client can GET directly, when the store can hand one out (S3); undefined means proxy through the API. */
   directDownloadUrl(key: string, expiresInSeconds: number, filename: string, contentType?: string): Promise<string | undefined>;
   /** The origin of those direct URLs (the web app's Content-Security-Policy must allow it), if any. */
@@ -44,6 +49,13 @@ export interface BlobStore {
   delete(key: string): Promise<void>;
   /** Readiness probe. */
   check(): Promise<void>;
+}
+
+/** A blob's bytes (or a range of them) in order, read into buffers the caller owns. */
+export interface BlobReader {
+  /** Fills the start of `buffer` with the next bytes; answers how many (0: no more). */
+  readInto(buffer: Buffer): Promise<number>;
+  close(): Promise<void>;
 }
 
 /** `read` of a key that holds no blob. */

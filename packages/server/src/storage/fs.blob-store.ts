@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { assertSafeKey, BlobNotFoundError, type BlobStore, type ByteRange, type StoredPart, UploadGoneError } from './blob-store.js';
+import { assertSafeKey, BlobNotFoundError, type BlobReader, type BlobStore, type ByteRange, type StoredPart, UploadGoneError } from './blob-store.js';
 import { spoolPart, sweepScratch } from './part-spool.js';
 
 const TMP_PREFIX = 'part-';
@@ -129,6 +129,15 @@ export class FsBlobStore implements BlobStore {
   }
 
   async read(key: string, range?: ByteRange): Promise<Readable> {
+    return readSegments(await this.segments(key, range));
+  }
+
+  async openReader(key: string, range?: ByteRange): Promise<BlobReader> {
+    return new SegmentReader(await this.segments(key, range));
+  }
+
+  /** The stretches of files that hold the blob's bytes (of `range`), in order. */
+  private async segments(key: string, range?: ByteRange): Promise<Segment[]> {
     const file = this.blobPath(key);
     // The layout is looked at before answering, so a missing blob is an error here rather than in the middle of a response.
     let segments: Segment[];
@@ -147,7 +156,7 @@ export class FsBlobStore implements BlobStore {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new BlobNotFoundError(`No blob ${key}`);
       throw error;
     }
-    return readSegments(segments);
+    return segments;
   }
 
   async directDownloadOrigin(): Promise<string | undefined> {
@@ -198,47 +207,62 @@ function segmentsOf(files: { file: string; size: number }[], range: ByteRange | 
   return segments;
 }
 
-/** One stream over the segments in order: one positioned read per chunk, one file open at a time. */
+/** Reads segments in order into the caller's buffers: one positioned read per call, one file open at a time. */
+class SegmentReader implements BlobReader {
+  private index = 0;
+  private position: number;
+  private handle: fsp.FileHandle | undefined;
+
+  constructor(private readonly segments: Segment[]) {
+    this.position = segments[0]?.start ?? 0;
+  }
+
+  async readInto(buffer: Buffer): Promise<number> {
+    while (this.index < this.segments.length) {
+      const segment = this.segments[this.index] as Segment;
+      if (this.position > segment.end) {
+        await this.handle?.close();
+        this.handle = undefined;
+        this.index++;
+        this.position = this.segments[this.index]?.start ?? 0;
+        continue;
+      }
+      this.handle ??= await fsp.open(segment.file, 'r');
+      const length = Math.min(buffer.length, segment.end - this.position + 1);
+      const { bytesRead } = await this.handle.read(buffer, 0, length, this.position);
+      if (bytesRead === 0) throw new Error(`${segment.file} ends before byte ${segment.end}`);
+      this.position += bytesRead;
+      return bytesRead;
+    }
+    return 0;
+  }
+
+  async close(): Promise<void> {
+    const open = this.handle;
+    this.handle = undefined;
+    await open?.close();
+  }
+}
+
+/** One stream over the segments in order (a new buffer per chunk: the consumer keeps them). */
 function readSegments(segments: Segment[]): Readable {
-  let index = 0;
-  let position = segments[0]?.start ?? 0;
-  let handle: fsp.FileHandle | undefined;
+  const reader = new SegmentReader(segments);
   return new Readable({
     highWaterMark: READ_CHUNK,
     async read() {
       try {
-        while (index < segments.length) {
-          const segment = segments[index] as Segment;
-          if (position > segment.end) {
-            await handle?.close();
-            handle = undefined;
-            index++;
-            position = segments[index]?.start ?? 0;
-            continue;
-          }
-          handle ??= await fsp.open(segment.file, 'r');
-          const length = Math.min(READ_CHUNK, segment.end - position + 1);
-          const buffer = Buffer.allocUnsafe(length);
-          const { bytesRead } = await handle.read(buffer, 0, length, position);
-          if (bytesRead === 0) throw new Error(`${segment.file} ends before byte ${segment.end}`);
-          position += bytesRead;
-          this.push(bytesRead < length ? buffer.subarray(0, bytesRead) : buffer);
-          return;
-        }
-        this.push(null);
+        const buffer = Buffer.allocUnsafe(READ_CHUNK);
+        const bytesRead = await reader.readInto(buffer);
+        this.push(bytesRead === 0 ? null : bytesRead < buffer.length ? buffer.subarray(0, bytesRead) : buffer);
       } catch (error) {
         this.destroy(error as Error);
       }
     },
     destroy(error, callback) {
-      const open = handle;
-      handle = undefined;
-      if (!open) callback(error);
-      else
-        open.close().then(
-          () => callback(error),
-          () => callback(error),
-        );
+      reader.close().then(
+        () => callback(error),
+        () => callback(error),
+      );
     },
   });
 }

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { Stores } from '../../db/stores.js';
 import { invalidInput, invalidState, notFound, permissionDenied } from '../../errors.js';
 import type { UrlSigner } from '../../lib/signing.js';
-import { BlobIntegrityError, type BlobStore, type ByteRange, type StoredPart, UploadGoneError } from '../../storage/blob-store.js';
+import { BlobIntegrityError, type BlobReader, type BlobStore, type ByteRange, type StoredPart, UploadGoneError } from '../../storage/blob-store.js';
 import type { Caller } from '../auth/caller.js';
 import type { DataObjectsService } from '../data-objects/data-objects.service.js';
 import type { ObjectRow } from '../data-objects/objects.repository.js';
@@ -234,7 +234,13 @@ export class FilesService {
   async openDownload(
     params: { id: string; query: Record<string, string | undefined> },
     now: number,
-  ): Promise<{ object: ObjectRow; size: number; read: (range?: ByteRange) => Promise<Readable> }> {
+  ): Promise<{
+    object: ObjectRow;
+    size: number;
+    read: (range?: ByteRange) => Promise<Readable>;
+    /** Where the store can read into the caller's buffers (see BlobStore.openReader). */
+    openReader?: (range?: ByteRange) => Promise<BlobReader>;
+  }> {
     const { id, query } = params;
     const expires = Number(query.expires);
     if (!query.sig || !query.project || !this.signer.verify(['download', id, query.project, expires], query.sig)) {
@@ -246,7 +252,13 @@ export class FilesService {
     if (!copy || !object) throw notFound(`The file ${id} no longer exists`);
     if (object.state !== 'closed' || !object.blobKey) throw invalidState(`${id} is ${object.state}`);
     const key = object.blobKey;
-    return { object, size: object.size ?? 0, read: (range) => this.blobs.read(key, range) };
+    const blobs = this.blobs;
+    return {
+      object,
+      size: object.size ?? 0,
+      read: (range) => blobs.read(key, range),
+      ...(blobs.openReader ? { openReader: (range?: ByteRange) => (blobs.openReader as NonNullable<BlobStore['openReader']>).call(blobs, key, range) } : {}),
+    };
   }
 
   /**
