@@ -515,7 +515,9 @@ export function summarize(samples) {
   return {
     n: sorted.length,
     min: sorted[0],
-    median: percentile(sorted, 50),
+    // The middle value, or the mean of the two middle ones (the nearest-rank percentile would take
+    // the lower one, so that with two runs a rate and the matching time came from different runs).
+    median: sorted.length % 2 ? sorted[(sorted.length - 1) / 2] : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2,
     p95: percentile(sorted, 95),
     max: sorted[sorted.length - 1],
     mean: sorted.reduce((a, b) => a + b, 0) / sorted.length,
