@@ -2,7 +2,7 @@
 // ≥ 80 % of the throughput of `curl` copying the same bytes to and from a plain local HTTP server
 // (bench/baseline-file-server.mjs), measured side by side in this run.
 //
-//   node bench/transfer.mjs [--size-mib=2048] [--runs=3] [--parts=4] [--part-size-mib=16] [--profile] [--no-build]
+//   node bench/transfer.mjs [--size-mib=2048] [--runs=3] [--parts=8] [--part-size-mib=16] [--profile] [--no-build]
 //
 // curl and px take turns run by run (curl round, then px round), so that both meet the same machine
 // load. Panx runs on SQLite with the local blob store. `px upload` is timed until the command returns
@@ -42,7 +42,8 @@ import {
 const args = parseArgs();
 const SIZE = Number(args['size-mib'] ?? 2048) * 1024 * 1024;
 const RUNS = Number(args.runs ?? 3);
-const PARTS = String(args.parts ?? 4);
+// px's own defaults (8 parts in parallel, 16 MiB each) unless given.
+const PARTS = String(args.parts ?? 8);
 const PART_SIZE_MIB = String(args['part-size-mib'] ?? 16);
 const TARGET_RATIO = 0.8;
 const PX = path.join(ROOT, 'packages/cli/bin/px.js');

@@ -218,11 +218,37 @@ static napi_value hash_blocks(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+/* alignmentSkip(view: Uint8Array, alignment: number): how many bytes from the view's start its memory is
+   aligned to `alignment` (a power of two). JavaScript cannot see addresses; direct I/O needs them. */
+static napi_value alignment_skip(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value argv[2];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (argc != 2) return throw_type_error(env, "alignmentSkip(view, alignment) takes two arguments");
+  bool is_typed;
+  CHECK(napi_is_typedarray(env, argv[0], &is_typed));
+  if (!is_typed) return throw_type_error(env, "view must be a Uint8Array");
+  napi_typedarray_type type;
+  size_t length;
+  void *data;
+  CHECK(napi_get_typedarray_info(env, argv[0], &type, &length, &data, NULL, NULL));
+  if (type != napi_uint8_array) return throw_type_error(env, "view must be a Uint8Array");
+  uint32_t alignment;
+  if (napi_get_value_uint32(env, argv[1], &alignment) != napi_ok || alignment == 0 || (alignment & (alignment - 1)) != 0)
+    return throw_type_error(env, "alignment must be a power of two");
+  uint32_t skip = (uint32_t)((alignment - ((uintptr_t)data & (alignment - 1))) & (alignment - 1));
+  napi_value result;
+  CHECK(napi_create_uint32(env, skip, &result));
+  return result;
+}
+
 static napi_value init(napi_env env, napi_value exports) {
   choose();
   napi_value fn, name;
   CHECK(napi_create_function(env, "hashBlocks", NAPI_AUTO_LENGTH, hash_blocks, NULL, &fn));
   CHECK(napi_set_named_property(env, exports, "hashBlocks", fn));
+  CHECK(napi_create_function(env, "alignmentSkip", NAPI_AUTO_LENGTH, alignment_skip, NULL, &fn));
+  CHECK(napi_set_named_property(env, exports, "alignmentSkip", fn));
   CHECK(napi_create_string_utf8(env, instruction_set, NAPI_AUTO_LENGTH, &name));
   CHECK(napi_set_named_property(env, exports, "instructionSet", name));
   napi_value widest;

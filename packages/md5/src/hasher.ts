@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { alignmentSkip } from './lanes.js';
 import type { FromWorker, ToWorker } from './protocol.js';
 
 /**
@@ -62,22 +63,42 @@ class SlotPool {
   static readonly SLOT_BYTES = 4 * 1024 * 1024;
   /** Free buffers kept beyond this are left to the garbage collector. */
   private static readonly KEEP_FREE = 16;
-  private readonly free: { id: number; buffer: SharedArrayBuffer }[] = [];
-  private readonly lent = new Map<number, SharedArrayBuffer>();
+  private readonly free: PoolBuffer[] = [];
+  private readonly lent = new Map<number, PoolBuffer>();
   private nextId = 0;
 
-  take(): { id: number; buffer: SharedArrayBuffer } {
-    const slot = this.free.pop() ?? { id: this.nextId++, buffer: new SharedArrayBuffer(SlotPool.SLOT_BYTES) };
-    this.lent.set(slot.id, slot.buffer);
+  take(): PoolBuffer {
+    const slot = this.free.pop() ?? this.allocate();
+    this.lent.set(slot.id, slot);
     return slot;
   }
 
   giveBack(id: number): void {
-    const buffer = this.lent.get(id);
+    const slot = this.lent.get(id);
     this.lent.delete(id);
-    if (buffer && this.free.length < SlotPool.KEEP_FREE) this.free.push({ id, buffer });
+    if (slot && this.free.length < SlotPool.KEEP_FREE) this.free.push(slot);
+  }
+
+  /**
+   * A page more than a slot, so that a page-aligned slot fits in it (direct I/O reads and writes
+   * only page-aligned memory); where the address cannot be known, the slot starts at 0, unaligned.
+   */
+  private allocate(): PoolBuffer {
+    const buffer = new SharedArrayBuffer(SlotPool.SLOT_BYTES + MD5_SLOT_ALIGNMENT);
+    const skip = alignmentSkip(new Uint8Array(buffer, 0, 1), MD5_SLOT_ALIGNMENT);
+    return { id: this.nextId++, buffer, alignedAt: skip };
   }
 }
+
+interface PoolBuffer {
+  id: number;
+  buffer: SharedArrayBuffer;
+  /** Where the page-aligned slot begins in `buffer`, if the address could be known. */
+  alignedAt: number | undefined;
+}
+
+/** The alignment of a lent slot's memory, when `Md5Slot.aligned` says it has it. */
+export const MD5_SLOT_ALIGNMENT = 4096;
 
 const pool = new SlotPool();
 
@@ -87,14 +108,16 @@ const pool = new SlotPool();
  */
 export interface Md5Slot {
   readonly id: number;
-  /** The slot's shared memory (SLOT_BYTES long). */
+  /** The slot's shared memory (MD5_SLOT_BYTES long). */
   readonly bytes: Buffer;
+  /** Whether `bytes` starts on an MD5_SLOT_ALIGNMENT boundary (not known without the native module). */
+  readonly aligned: boolean;
 }
 
 /** Lends a pool buffer to fill; give it to a stream with `WorkerMd5.updateSlot(…, release: true)`, or back with `returnMd5Slot`. */
 export function takeMd5Slot(): Md5Slot {
-  const { id, buffer } = pool.take();
-  return { id, bytes: Buffer.from(buffer) };
+  const { id, buffer, alignedAt } = pool.take();
+  return { id, bytes: Buffer.from(buffer, alignedAt ?? 0, SlotPool.SLOT_BYTES), aligned: alignedAt !== undefined };
 }
 
 /** Gives back a slot that was never handed to a stream. */

@@ -17,6 +17,8 @@ interface NativeMd5 {
   hashBlocks(states: Uint32Array, inputs: Uint8Array[], blocks: number): void;
   /** What the widest vectors are: avx512, avx2, sse2 or generic. */
   instructionSet: string;
+  /** How many bytes from the view's start its memory is aligned to `alignment` (a power of two). */
+  alignmentSkip(view: Uint8Array, alignment: number): number;
 }
 
 function loadNative(): NativeMd5 | undefined {
@@ -30,6 +32,14 @@ function loadNative(): NativeMd5 | undefined {
 }
 
 const native = loadNative();
+
+/**
+ * How many bytes from the start of `view` its memory is aligned to `alignment` (a power of two), as
+ * direct I/O needs; undefined without the native module (JavaScript cannot see addresses).
+ */
+export function alignmentSkip(view: Uint8Array, alignment: number): number | undefined {
+  return native?.alignmentSkip ? native.alignmentSkip(view, alignment) : undefined;
+}
 
 /** How MD5s are computed here: the native vector lanes (and their instruction set), or node:crypto. */
 export const md5Engine: string = native ? `native ${native.instructionSet}` : 'node:crypto';

@@ -82,12 +82,20 @@ port.on('message', (message: ToWorker) => {
   }
 });
 
+/**
+ * Buffers that file ranges are read into, reused once hashed: a new 4 MiB buffer per read cost a
+ * page fault per 4 KiB of it (0.35 s of system time per GiB read) and garbage collections.
+ */
+const readBuffers: Buffer[] = [];
+const READ_BUFFERS_KEPT = 16;
+
 /** Reads up to FILE_CHUNK of the stream's first file range into its lane (and what follows it, once it is read). */
 function readFile(stream: Stream): void {
   const range = stream.pending[0];
   if (!range || !('file' in range)) return;
   const length = Math.min(range.length, FILE_CHUNK);
-  const buffer = Buffer.allocUnsafe(length);
+  const whole = readBuffers.pop() ?? Buffer.allocUnsafeSlow(FILE_CHUNK);
+  const buffer = whole.subarray(0, length);
   const fd = fs.openSync(range.file, 'r');
   try {
     for (let done = 0; done < length; ) {
@@ -98,7 +106,9 @@ function readFile(stream: Stream): void {
   } finally {
     fs.closeSync(fd);
   }
-  stream.lane.update(buffer);
+  stream.lane.update(buffer, () => {
+    if (readBuffers.length < READ_BUFFERS_KEPT) readBuffers.push(whole);
+  });
   range.offset += length;
   range.length -= length;
   if (range.length) return;

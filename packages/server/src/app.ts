@@ -117,7 +117,7 @@ function signingSecret(config: ResolvedConfig): string {
 }
 
 async function openBlobStore(config: ResolvedConfig, log: Logger): Promise<BlobStore> {
-  if (!config.s3) return new FsBlobStore(config.blobDir);
+  if (!config.s3) return new FsBlobStore(config.blobDir, { directIo: config.blobDirectIo });
   const store = new S3BlobStore(config.s3);
   const problem = await store.ensureBucket(new URL(config.publicUrl).origin);
   if (problem) log.warn({ bucket: config.s3.bucket }, problem);

@@ -256,7 +256,7 @@ export function registerTransferCommands(program: Command): void {
       .option('-d, --destination <path>', 'project:/folder to upload into, or project:/folder/name for one file (default: the current folder)')
       .option('-r, --recursive', 'upload folders with their contents into matching folders')
       .option('-p, --parents', 'create the destination folder when it does not exist')
-      .option('--parts <n>', 'parts uploaded in parallel', '4')
+      .option('--parts <n>', 'parts uploaded in parallel', '8')
       .option('--part-size <MiB>', 'part size in MiB (at least 5; grown when a file would need over 10000 parts)', '16')
       .option('--tag <tag>', 'tag the new files (repeatable)', collect, [])
       .option('--property <key=value>', 'set a property on the new files (repeatable)', collect, [])

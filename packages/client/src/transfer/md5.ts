@@ -60,6 +60,39 @@ export async function md5OfBuffer(data: Buffer): Promise<string> {
 }
 
 /**
+ * The md5s of an upload's parts, hashed ahead of their PUTs by the md5 worker reading the file
+ * itself, a group of parts side by side: the worker's vector lanes hash 8 streams for the cost of
+ * about 1.5 (0.28 s of a core per GiB against 1.8 for one stream on the machine measured), where
+ * parts hashed as each is read met at most as many others as were being sent. Asking for the first
+ * part of a group also starts the next group, so it is hashed while this one is sent. Hashing what
+ * is on disk rather than the bytes sent means a file that changes during the upload is refused by
+ * the server (the part's bytes do not match its md5) instead of being stored half old, half new.
+ */
+export class PartMd5sAhead {
+  private readonly md5s: Promise<string>[] = [];
+
+  constructor(
+    private readonly file: string,
+    private readonly parts: readonly { offset: number; length: number }[],
+    private readonly group = 8,
+  ) {}
+
+  /** The md5 of the part at `position` in `parts`. */
+  md5(position: number): Promise<string> {
+    const wanted = Math.min(this.parts.length, (Math.floor(position / this.group) + 2) * this.group);
+    // Every stream of a group is opened in one go, so that the worker sees them together.
+    while (this.md5s.length < wanted) {
+      const part = this.parts[this.md5s.length] as { offset: number; length: number };
+      const md5 = md5OfFileRange(this.file, part.offset, part.length);
+      // A part not sent after all (an earlier one failed) must not end the process with its rejection.
+      md5.catch(() => undefined);
+      this.md5s.push(md5);
+    }
+    return this.md5s[position] as Promise<string>;
+  }
+}
+
+/**
  * The md5s of consecutive parts of a file whose bytes arrive in order from `start` (a download):
  * `feed` hands each written chunk to the worker. The parts are lazy streams there (they arrive one
  * after another, and are hashed side by side a few at a time); their md5s are asked for at `end`. A

@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import type { PanxClient } from '../create-client.js';
 import { isApiError, PanxApiError } from '../errors.js';
 import { allOrFirstError, type Limiter, sleep } from './limiter.js';
-import { md5OfBuffer, sharedBuffer } from './md5.js';
+import { md5OfBuffer, PartMd5sAhead, sharedBuffer } from './md5.js';
 import { type FileProgress, TransferError, type TransferProgress } from './progress.js';
 
 /**
@@ -21,6 +21,8 @@ const MiB = 1024 * 1024;
 /** Files up to this size are uploaded in one part without asking for the project's upload parameters. */
 const ONE_PART_ALWAYS_BYTES = 5 * MiB;
 const MAX_ATTEMPTS = 5;
+/** Parts from this size are hashed ahead from the file (PartMd5sAhead); smaller ones in place once read. */
+const MD5_AHEAD_MIN_BYTES = MiB;
 /** Chunks a part is read from the disk and sent in (progress moves by this much). */
 const STREAM_CHUNK = 1024 * 1024;
 
@@ -243,6 +245,7 @@ async function putBytes(
  * shared memory, so that an md5 worker hashes them in place.
  */
 const spareBuffers: Buffer[] = [];
+const SPARE_BUFFERS_KEPT = 8;
 let uploadsRunning = 0;
 
 async function readPart(handle: fs.promises.FileHandle, part: PartSpec): Promise<Buffer> {
@@ -262,22 +265,29 @@ async function sendPart(
   fileId: string,
   handle: fs.promises.FileHandle,
   part: PartSpec,
+  md5Ahead: (() => Promise<string>) | undefined,
   remote: RemoteParts,
   progress: FileProgress,
   onPartSent: (() => void) | undefined,
 ): Promise<'skipped' | 'sent'> {
+  // Large parts were hashed ahead, from the file (PartMd5sAhead): a part the server has is not read.
+  // (Should that fail, as when the file got shorter, the part is read and hashed here, which says why.)
+  const hashedAhead = md5Ahead ? await md5Ahead().catch(() => undefined) : undefined;
+  const existing = remote[String(part.index)];
+  if (hashedAhead !== undefined && existing?.state === 'complete' && existing.size === part.length && existing.md5 === hashedAhead) {
+    progress.add(part.length);
+    return 'skipped';
+  }
   const data = await readPart(handle, part);
   try {
-    // Hashed in an md5 worker while other parts are being sent.
-    const md5 = await md5OfBuffer(data);
-    const existing = remote[String(part.index)];
-    if (existing?.state === 'complete' && existing.size === part.length && existing.md5 === md5) {
+    const md5 = hashedAhead ?? (await md5OfBuffer(data));
+    if (hashedAhead === undefined && existing?.state === 'complete' && existing.size === part.length && existing.md5 === md5) {
       progress.add(part.length);
       return 'skipped';
     }
     await putPart(client, fileId, part, data, md5, progress);
   } finally {
-    if (spareBuffers.length < 4) spareBuffers.push(data);
+    if (spareBuffers.length < SPARE_BUFFERS_KEPT) spareBuffers.push(data);
   }
   onPartSent?.();
   return 'sent';
@@ -394,7 +404,14 @@ async function uploadOneFile(
   let outcomes: ('skipped' | 'sent')[];
   try {
     const id = fileId;
-    outcomes = await allOrFirstError(parts.map((part) => shared.parts.run(() => sendPart(client, id, handle, part, remote, progress, settings.onPartSent))));
+    const ahead = new PartMd5sAhead(absolute, parts);
+    outcomes = await allOrFirstError(
+      parts.map((part, position) =>
+        shared.parts.run(() =>
+          sendPart(client, id, handle, part, part.length >= MD5_AHEAD_MIN_BYTES ? () => ahead.md5(position) : undefined, remote, progress, settings.onPartSent),
+        ),
+      ),
+    );
   } finally {
     await handle.close();
   }

@@ -39,7 +39,11 @@ export class FsBlobStore implements BlobStore {
   private readonly uploadRoot: string;
   private readonly tmpRoot: string;
 
-  constructor(root: string) {
+  constructor(
+    root: string,
+    /** Write parts with O_DIRECT where the file system allows it (see part-spool.ts). */
+    private readonly options: { directIo?: boolean } = {},
+  ) {
     this.blobRoot = path.join(root, 'blobs');
     this.uploadRoot = path.join(root, 'uploads');
     this.tmpRoot = path.join(root, 'tmp');
@@ -70,7 +74,7 @@ export class FsBlobStore implements BlobStore {
     // database records for that index (the manifest names exactly the recorded partRef).
     const partRef = `${index}.${randomBytes(6).toString('hex')}`;
     const tmp = path.join(this.tmpRoot, `${TMP_PREFIX}${uploadId}.${partRef}`);
-    const stored = await spoolPart(body, tmp, index, expected);
+    const stored = await spoolPart(body, tmp, index, expected, { directIo: this.options.directIo ?? false });
     try {
       // Metadata calls of a few microseconds are made synchronously here and below: as thread-pool
       // round trips each waited behind other work, milliseconds per file under load.
@@ -80,7 +84,7 @@ export class FsBlobStore implements BlobStore {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new UploadGoneError(`The upload ${uploadId} no longer exists`);
       throw error;
     }
-    return { ...stored, partRef };
+    return { size: stored.size, md5: stored.md5, partRef };
   }
 
   async completeUpload(key: string, uploadId: string, parts: { index: number; partRef: string; size: number }[]): Promise<void> {
