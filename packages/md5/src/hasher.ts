@@ -100,6 +100,21 @@ interface PoolBuffer {
 /** The alignment of a lent slot's memory, when `Md5Slot.aligned` says it has it. */
 export const MD5_SLOT_ALIGNMENT = 4096;
 
+/**
+ * A buffer of `size` bytes whose memory starts on a page (MD5_SLOT_ALIGNMENT) boundary, for direct
+ * I/O; undefined where the address cannot be known (no native module).
+ */
+export function pageAlignedBuffer(size: number): Buffer | undefined {
+  const memory = new ArrayBuffer(size + MD5_SLOT_ALIGNMENT);
+  const skip = alignmentSkip(new Uint8Array(memory, 0, 1), MD5_SLOT_ALIGNMENT);
+  return skip === undefined ? undefined : Buffer.from(memory, skip, size);
+}
+
+/** Whether `view` starts on a page boundary (false where that cannot be known). */
+export function isPageAligned(view: Uint8Array): boolean {
+  return alignmentSkip(view, MD5_SLOT_ALIGNMENT) === 0;
+}
+
 const pool = new SlotPool();
 
 /**

@@ -1,2 +1,11 @@
-export { MD5_SLOT_ALIGNMENT, MD5_SLOT_BYTES, type Md5Slot, returnMd5Slot, takeMd5Slot, WorkerMd5 } from './hasher.js';
+export {
+  isPageAligned,
+  MD5_SLOT_ALIGNMENT,
+  MD5_SLOT_BYTES,
+  type Md5Slot,
+  pageAlignedBuffer,
+  returnMd5Slot,
+  takeMd5Slot,
+  WorkerMd5,
+} from './hasher.js';
 export { type Md5Lane, md5Engine, md5Lanes } from './lanes.js';

@@ -1,4 +1,5 @@
 import type { OutgoingHttpHeaders } from 'node:http';
+import { pageAlignedBuffer } from '@panx/md5';
 import type { FastifyReply } from 'fastify';
 import type { BlobReader } from '../storage/blob-store.js';
 
@@ -37,7 +38,8 @@ export async function sendFromReader(reply: FastifyReply, statusCode: number, re
       if (res.destroyed) return;
       let buffer = free.pop();
       if (!buffer && owned < IN_FLIGHT) {
-        buffer = spare.pop() ?? Buffer.allocUnsafeSlow(CHUNK_BYTES);
+        // Page-aligned, so that the local store can read into it with O_DIRECT.
+        buffer = spare.pop() ?? pageAlignedBuffer(CHUNK_BYTES) ?? Buffer.allocUnsafeSlow(CHUNK_BYTES);
         owned++;
       }
       if (!buffer) {

@@ -3,11 +3,17 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
+import { isPageAligned } from '@panx/md5';
 import { assertSafeKey, BlobNotFoundError, type BlobReader, type BlobStore, type ByteRange, type StoredPart, UploadGoneError } from './blob-store.js';
 import { spoolPart, sweepScratch } from './part-spool.js';
 
 const TMP_PREFIX = 'part-';
 const MANIFEST = 'manifest.json';
+/** Reads of a blob at least this long are direct (O_DIRECT) when the store writes that way; smaller ones may profit from the page cache. */
+const DIRECT_READ_MIN_BYTES = 64 * 1024 * 1024;
+/** The unit of direct I/O: offsets, lengths and memory are multiples of it. */
+const PAGE = 4096;
+const O_DIRECT: number | undefined = (fs.constants as Record<string, number | undefined>).O_DIRECT;
 /** Bytes per read when serving a blob: large reads keep a download from stalling on the thread pool. */
 const READ_CHUNK = 1024 * 1024;
 
@@ -41,8 +47,12 @@ export class FsBlobStore implements BlobStore {
 
   constructor(
     root: string,
-    /** Write parts with O_DIRECT where the file system allows it (see part-spool.ts). */
-    private readonly options: { directIo?: boolean } = {},
+    private readonly options: {
+      /** Write parts, and read large blobs, with O_DIRECT where the file system allows it (see part-spool.ts). */
+      directIo?: boolean;
+      /** Blobs (or ranges) read with O_DIRECT from this many bytes; DIRECT_READ_MIN_BYTES by default. */
+      directReadMinBytes?: number;
+    } = {},
   ) {
     this.blobRoot = path.join(root, 'blobs');
     this.uploadRoot = path.join(root, 'uploads');
@@ -137,7 +147,10 @@ export class FsBlobStore implements BlobStore {
   }
 
   async openReader(key: string, range?: ByteRange): Promise<BlobReader> {
-    return new SegmentReader(await this.segments(key, range));
+    const segments = await this.segments(key, range);
+    const bytes = segments.reduce((sum, segment) => sum + segment.end - segment.start + 1, 0);
+    // Large reads go around the page cache like the writes (parts written with O_DIRECT are not in it).
+    return new SegmentReader(segments, Boolean(this.options.directIo) && bytes >= (this.options.directReadMinBytes ?? DIRECT_READ_MIN_BYTES));
   }
 
   /** The stretches of files that hold the blob's bytes (of `range`), in order. */
@@ -211,13 +224,23 @@ function segmentsOf(files: { file: string; size: number }[], range: ByteRange | 
   return segments;
 }
 
-/** Reads segments in order into the caller's buffers: one positioned read per call, one file open at a time. */
+/**
+ * Reads segments in order into the caller's buffers: one positioned read per call, one file open at
+ * a time. With `direct`, a page-aligned buffer is read with O_DIRECT from the page below the position
+ * (the bytes before the position are moved out of the way): no page cache to fill, about 0.05 s of
+ * system time per GiB against 1 s for a cold buffered read on the VM measured. Unaligned buffers,
+ * and file systems that refuse O_DIRECT, are read through the page cache.
+ */
 class SegmentReader implements BlobReader {
   private index = 0;
   private position: number;
   private handle: fsp.FileHandle | undefined;
+  private handleDirect = false;
 
-  constructor(private readonly segments: Segment[]) {
+  constructor(
+    private readonly segments: Segment[],
+    private direct = false,
+  ) {
     this.position = segments[0]?.start ?? 0;
   }
 
@@ -231,14 +254,52 @@ class SegmentReader implements BlobReader {
         this.position = this.segments[this.index]?.start ?? 0;
         continue;
       }
-      this.handle ??= await fsp.open(segment.file, 'r');
-      const length = Math.min(buffer.length, segment.end - this.position + 1);
-      const { bytesRead } = await this.handle.read(buffer, 0, length, this.position);
+      const left = segment.end - this.position + 1;
+      if (this.direct && buffer.length >= PAGE && isPageAligned(buffer)) {
+        const handle = await this.open(segment.file, true);
+        if (this.handleDirect) {
+          const head = this.position % PAGE;
+          const from = this.position - head;
+          const length = Math.min(Math.floor(buffer.length / PAGE) * PAGE, Math.ceil((head + left) / PAGE) * PAGE);
+          const { bytesRead } = await handle.read(buffer, 0, length, from);
+          const got = Math.min(bytesRead, head + left) - head;
+          if (got <= 0) throw new Error(`${segment.file} ends before byte ${segment.end}`);
+          if (head) buffer.copy(buffer, 0, head, head + got);
+          this.position += got;
+          return got;
+        }
+      }
+      if (this.handle && this.handleDirect) {
+        // A buffer direct I/O cannot use: this reader goes on through the page cache.
+        await this.handle.close();
+        this.handle = undefined;
+        this.direct = false;
+      }
+      const handle = await this.open(segment.file, false);
+      const { bytesRead } = await handle.read(buffer, 0, Math.min(buffer.length, left), this.position);
       if (bytesRead === 0) throw new Error(`${segment.file} ends before byte ${segment.end}`);
       this.position += bytesRead;
       return bytesRead;
     }
     return 0;
+  }
+
+  /** The segment's file, opened once (with O_DIRECT when asked and allowed; a refusal turns direct reads off). */
+  private async open(file: string, direct: boolean): Promise<fsp.FileHandle> {
+    if (this.handle) return this.handle;
+    if (direct && O_DIRECT !== undefined) {
+      try {
+        this.handle = await fsp.open(file, fs.constants.O_RDONLY | O_DIRECT);
+        this.handleDirect = true;
+        return this.handle;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EINVAL') throw error;
+        this.direct = false;
+      }
+    }
+    this.handle = await fsp.open(file, 'r');
+    this.handleDirect = false;
+    return this.handle;
   }
 
   async close(): Promise<void> {
