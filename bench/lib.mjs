@@ -157,7 +157,9 @@ export async function startPanx({ dataDir, databaseUrl, token = `bench-${randomB
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   fs.mkdirSync(dataDir, { recursive: true });
-  const child = spawnTracked(process.execPath, [...nodeArgs, entry], {
+  // BENCH_SERVER_NODE_ARGS: more Node options for the server (such as --trace-gc, which NODE_OPTIONS refuses).
+  const extraArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
+  const child = spawnTracked(process.execPath, [...extraArgs, ...nodeArgs, entry], {
     cwd: ROOT,
     env: {
       ...process.env,

@@ -62,7 +62,7 @@ class Md5Worker {
 class SlotPool {
   static readonly SLOT_BYTES = 4 * 1024 * 1024;
   /** Free buffers kept beyond this are left to the garbage collector. */
-  private static readonly KEEP_FREE = 16;
+  private static readonly KEEP_FREE = 32;
   private readonly free: PoolBuffer[] = [];
   private readonly lent = new Map<number, PoolBuffer>();
   private nextId = 0;

@@ -14,7 +14,7 @@ import type { FromWorker, ToWorker } from './protocol.js';
  */
 
 const STEP = 1024 * 1024;
-const GROUP = 4;
+const GROUP = 8;
 const EAGER_MAX_BYTES = 8 * 1024 * 1024;
 const TOTAL_MAX_BYTES = 128 * 1024 * 1024;
 const FILE_CHUNK = 4 * 1024 * 1024;
