@@ -172,6 +172,15 @@ static napi_value throw_type_error(napi_env env, const char *message) {
   return NULL;
 }
 
+/* The memory and element count of `value` when it is a typed array of type `want`; false otherwise. */
+static bool typed_array_of(napi_env env, napi_value value, napi_typedarray_type want, void **data, size_t *length) {
+  bool is_typed;
+  napi_typedarray_type type;
+  if (napi_is_typedarray(env, value, &is_typed) != napi_ok || !is_typed) return false;
+  if (napi_get_typedarray_info(env, value, &type, length, data, NULL, NULL) != napi_ok) return false;
+  return type == want;
+}
+
 /* hashBlocks(states: Uint32Array (4 per stream), inputs: Uint8Array[], blocks: number): undefined */
 static napi_value hash_blocks(napi_env env, napi_callback_info info) {
   size_t argc = 3;
@@ -179,14 +188,9 @@ static napi_value hash_blocks(napi_env env, napi_callback_info info) {
   CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
   if (argc != 3) return throw_type_error(env, "hashBlocks(states, inputs, blocks) takes three arguments");
 
-  napi_typedarray_type type;
   size_t state_words;
   void *state_data;
-  bool is_typed;
-  CHECK(napi_is_typedarray(env, argv[0], &is_typed));
-  if (!is_typed) return throw_type_error(env, "states must be a Uint32Array");
-  CHECK(napi_get_typedarray_info(env, argv[0], &type, &state_words, &state_data, NULL, NULL));
-  if (type != napi_uint32_array) return throw_type_error(env, "states must be a Uint32Array");
+  if (!typed_array_of(env, argv[0], napi_uint32_array, &state_data, &state_words)) return throw_type_error(env, "states must be a Uint32Array");
 
   uint32_t lanes;
   bool is_array;
@@ -207,10 +211,7 @@ static napi_value hash_blocks(napi_env env, napi_callback_info info) {
     size_t length;
     void *data;
     CHECK(napi_get_element(env, argv[1], l, &element));
-    CHECK(napi_is_typedarray(env, element, &is_typed));
-    if (!is_typed) return throw_type_error(env, "inputs must be an array of Uint8Array");
-    CHECK(napi_get_typedarray_info(env, element, &type, &length, &data, NULL, NULL));
-    if (type != napi_uint8_array) return throw_type_error(env, "inputs must be an array of Uint8Array");
+    if (!typed_array_of(env, element, napi_uint8_array, &data, &length)) return throw_type_error(env, "inputs must be an array of Uint8Array");
     if (length < blocks * 64) return throw_type_error(env, "an input is shorter than blocks * 64 bytes");
     inputs[l] = data;
   }
@@ -225,14 +226,9 @@ static napi_value alignment_skip(napi_env env, napi_callback_info info) {
   napi_value argv[2];
   CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
   if (argc != 2) return throw_type_error(env, "alignmentSkip(view, alignment) takes two arguments");
-  bool is_typed;
-  CHECK(napi_is_typedarray(env, argv[0], &is_typed));
-  if (!is_typed) return throw_type_error(env, "view must be a Uint8Array");
-  napi_typedarray_type type;
   size_t length;
   void *data;
-  CHECK(napi_get_typedarray_info(env, argv[0], &type, &length, &data, NULL, NULL));
-  if (type != napi_uint8_array) return throw_type_error(env, "view must be a Uint8Array");
+  if (!typed_array_of(env, argv[0], napi_uint8_array, &data, &length)) return throw_type_error(env, "view must be a Uint8Array");
   uint32_t alignment;
   if (napi_get_value_uint32(env, argv[1], &alignment) != napi_ok || alignment == 0 || (alignment & (alignment - 1)) != 0)
     return throw_type_error(env, "alignment must be a power of two");
