@@ -274,14 +274,15 @@ async function sendPart(
   // (Should that fail, as when the file got shorter, the part is read and hashed here, which says why.)
   const hashedAhead = md5Ahead ? await md5Ahead().catch(() => undefined) : undefined;
   const existing = remote[String(part.index)];
-  if (hashedAhead !== undefined && existing?.state === 'complete' && existing.size === part.length && existing.md5 === hashedAhead) {
+  const onServer = (md5: string) => existing?.state === 'complete' && existing.size === part.length && existing.md5 === md5;
+  if (hashedAhead !== undefined && onServer(hashedAhead)) {
     progress.add(part.length);
     return 'skipped';
   }
   const data = await readPart(handle, part);
   try {
     const md5 = hashedAhead ?? (await md5OfBuffer(data));
-    if (hashedAhead === undefined && existing?.state === 'complete' && existing.size === part.length && existing.md5 === md5) {
+    if (hashedAhead === undefined && onServer(md5)) {
       progress.add(part.length);
       return 'skipped';
     }
