@@ -8,7 +8,7 @@ import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const SERVER_MAIN = path.join(ROOT, 'packages/server/dist/main.js');
@@ -159,7 +159,10 @@ export async function startPanx({ dataDir, databaseUrl, token = `bench-${randomB
   fs.mkdirSync(dataDir, { recursive: true });
   // BENCH_SERVER_NODE_ARGS: more Node options for the server (such as --trace-gc, which NODE_OPTIONS refuses).
   const extraArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
-  const child = spawnTracked(process.execPath, [...extraArgs, ...nodeArgs, entry], {
+  // The server runs with the Node options it is meant to run with (as `npm start` does); later
+  // options (BENCH_SERVER_NODE_ARGS) override them, e.g. --initial-old-space-size=0 for V8's default.
+  const { SERVER_NODE_FLAGS } = await import(pathToFileURL(path.join(ROOT, 'packages/server/dist/node-flags.js')).href);
+  const child = spawnTracked(process.execPath, [...SERVER_NODE_FLAGS, ...extraArgs, ...nodeArgs, entry], {
     cwd: ROOT,
     env: {
       ...process.env,

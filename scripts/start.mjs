@@ -3,7 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const run = (cmd, args) => {
@@ -29,4 +29,6 @@ console.log('[panx] building…');
 run('npm', ['run', 'build', '--silent']);
 const web = path.join(root, 'packages', 'web', 'dist');
 if (fs.existsSync(path.join(web, 'index.html')) && !process.env.PANX_WEB_DIR) process.env.PANX_WEB_DIR = web;
-run(process.execPath, [path.join(root, 'packages', 'server', 'dist', 'main.js')]);
+// The server's Node options (packages/server/src/node-flags.ts); V8 takes them only at start.
+const { SERVER_NODE_FLAGS } = await import(pathToFileURL(path.join(root, 'packages', 'server', 'dist', 'node-flags.js')).href);
+run(process.execPath, [...SERVER_NODE_FLAGS, path.join(root, 'packages', 'server', 'dist', 'main.js')]);

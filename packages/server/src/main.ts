@@ -3,6 +3,7 @@ import { createPlatform } from './app.js';
 import { bootstrap } from './bootstrap.js';
 import { ROLE_VARIABLE, runSupervisor } from './cluster/supervisor.js';
 import { loadConfig } from './config.js';
+import { missingNodeFlags } from './node-flags.js';
 
 const config = loadConfig();
 
@@ -19,6 +20,13 @@ async function serve(): Promise<void> {
   const platform = await createPlatform(apiOnly ? { ...config, background: false, engine: { ...config.engine, enabled: false } } : config);
   const admin = apiOnly ? undefined : await bootstrap(platform);
   await platform.http.listen({ port: config.port, host: config.host });
+  const missing = missingNodeFlags();
+  if (missing.length) {
+    platform.log.warn(
+      { missing },
+      `started without the Node options the server is meant to run with (node ${missing.join(' ')} packages/server/dist/main.js): large uploads will cost more CPU; see docs/OPERATIONS.md`,
+    );
+  }
 
   if (admin) {
     const line = '-'.repeat(72);
