@@ -5,8 +5,8 @@ import type { BlobReader } from '../storage/blob-store.js';
 
 /** Bytes per read, and per write to the socket. */
 const CHUNK_BYTES = 1024 * 1024;
-/** Reads ahead of the socket per response: one being written, the rest ready. */
-const IN_FLIGHT = 4;
+/** Buffers per response: those being read into (BlobReader.readsAtOnce) and those with the socket. */
+const IN_FLIGHT = 8;
 /** Free buffers kept for the next download. */
 const SPARE_KEPT = 16;
 const spare: Buffer[] = [];
@@ -33,30 +33,45 @@ export async function sendFromReader(reply: FastifyReply, statusCode: number, re
     resume?.();
   };
   res.once('close', wakeUp);
+  // Reads asked for and not yet written, in the order of the blob; several at once where the reader
+  // allows it (the local store: four, which keeps the disk busy).
+  const reading: Promise<{ buffer: Buffer; bytes: number }>[] = [];
+  const readsAtOnce = Math.max(1, Math.min(reader.readsAtOnce ?? 1, IN_FLIGHT - 1));
+  let ended = false;
   try {
     for (;;) {
       if (res.destroyed) return;
-      let buffer = free.pop();
-      if (!buffer && owned < IN_FLIGHT) {
-        // Page-aligned, so that the local store can read into it with O_DIRECT.
-        buffer = spare.pop() ?? pageAlignedBuffer(CHUNK_BYTES) ?? Buffer.allocUnsafeSlow(CHUNK_BYTES);
-        owned++;
+      while (!ended && reading.length < readsAtOnce) {
+        let buffer = free.pop();
+        if (!buffer && owned < IN_FLIGHT) {
+          // Page-aligned, so that the local store can read into it with O_DIRECT.
+          buffer = spare.pop() ?? pageAlignedBuffer(CHUNK_BYTES) ?? Buffer.allocUnsafeSlow(CHUNK_BYTES);
+          owned++;
+        }
+        if (!buffer) break;
+        const into = buffer;
+        const read = reader.readInto(into).then((bytes) => ({ buffer: into, bytes }));
+        // Should an earlier read fail, this one's outcome is not waited for: no unhandled rejection.
+        read.catch(() => undefined);
+        reading.push(read);
       }
-      if (!buffer) {
-        // All are with the socket: wait for a write to finish (or the client to go away).
+      const next = reading.shift();
+      if (!next) {
+        if (ended) break;
+        // All buffers are with the socket: wait for a write to finish (or the client to go away).
         await new Promise<void>((resolve) => {
           wake = resolve;
         });
         continue;
       }
-      const bytes = await reader.readInto(buffer);
+      const { buffer, bytes } = await next;
       if (bytes === 0) {
+        ended = true;
         free.push(buffer);
-        break;
+        continue;
       }
-      const taken = buffer;
-      res.write(bytes < taken.length ? taken.subarray(0, bytes) : taken, () => {
-        free.push(taken);
+      res.write(bytes < buffer.length ? buffer.subarray(0, bytes) : buffer, () => {
+        free.push(buffer);
         wakeUp();
       });
     }

@@ -53,8 +53,13 @@ export interface BlobStore {
 
 /** A blob's bytes (or a range of them) in order, read into buffers the caller owns. */
 export interface BlobReader {
-  /** Fills the start of `buffer` with the next bytes; answers how many (0: no more). */
+  /**
+   * Fills the start of `buffer` with the next bytes; answers how many (0: no more). Up to
+   * `readsAtOnce` calls may be outstanding: each takes its bytes in the order of the calls.
+   */
   readInto(buffer: Buffer): Promise<number>;
+  /** How many `readInto` calls may run at once (1 when not said). */
+  readonly readsAtOnce?: number;
   close(): Promise<void>;
 }
 

@@ -225,17 +225,21 @@ function segmentsOf(files: { file: string; size: number }[], range: ByteRange | 
 }
 
 /**
- * Reads segments in order into the caller's buffers: one positioned read per call, one file open at
- * a time. With `direct`, a page-aligned buffer is read with O_DIRECT from the page below the position
- * (the bytes before the position are moved out of the way): no page cache to fill, about 0.05 s of
- * system time per GiB against 1 s for a cold buffered read on the VM measured. Unaligned buffers,
- * and file systems that refuse O_DIRECT, are read through the page cache.
+ * Reads segments in order into the caller's buffers, one positioned read per call. A call takes its
+ * stretch of the blob before it awaits anything, so calls may overlap (`readsAtOnce`): the disk
+ * answers several 1 MiB reads at once faster than one after another (a 2 GiB blob served to `curl -o
+ * /dev/null` on the VM measured: 1.96–3.03 s one read at a time, 1.47–2.08 s two, 1.00–1.09 s four;
+ * six or eight were no faster). With `direct`, a page-aligned buffer is read with
+ * O_DIRECT from the page below the position (the bytes before the position are moved out of the way):
+ * no page cache to fill, about 0.05 s of system time per GiB against 1 s for a cold buffered read.
+ * Unaligned buffers, and file systems that refuse O_DIRECT, are read through the page cache.
  */
 class SegmentReader implements BlobReader {
+  readonly readsAtOnce = 4;
   private index = 0;
   private position: number;
-  private handle: fsp.FileHandle | undefined;
-  private handleDirect = false;
+  /** Open files by segment and kind, closed once their segment is passed and no read uses them. */
+  private readonly files = new Map<string, OpenSegment>();
 
   constructor(
     private readonly segments: Segment[],
@@ -244,69 +248,94 @@ class SegmentReader implements BlobReader {
     this.position = segments[0]?.start ?? 0;
   }
 
-  async readInto(buffer: Buffer): Promise<number> {
-    while (this.index < this.segments.length) {
-      const segment = this.segments[this.index] as Segment;
-      if (this.position > segment.end) {
-        await this.handle?.close();
-        this.handle = undefined;
-        this.index++;
-        this.position = this.segments[this.index]?.start ?? 0;
-        continue;
-      }
-      const left = segment.end - this.position + 1;
-      if (this.direct && buffer.length >= PAGE && isPageAligned(buffer)) {
-        const handle = await this.open(segment.file, true);
-        if (this.handleDirect) {
-          const head = this.position % PAGE;
-          const from = this.position - head;
-          const length = Math.min(Math.floor(buffer.length / PAGE) * PAGE, Math.ceil((head + left) / PAGE) * PAGE);
-          const { bytesRead } = await handle.read(buffer, 0, length, from);
-          const got = Math.min(bytesRead, head + left) - head;
-          if (got <= 0) throw new Error(`${segment.file} ends before byte ${segment.end}`);
-          if (head) buffer.copy(buffer, 0, head, head + got);
-          this.position += got;
-          return got;
-        }
-      }
-      if (this.handle && this.handleDirect) {
-        // A buffer direct I/O cannot use: this reader goes on through the page cache.
-        await this.handle.close();
-        this.handle = undefined;
-        this.direct = false;
-      }
-      const handle = await this.open(segment.file, false);
-      const { bytesRead } = await handle.read(buffer, 0, Math.min(buffer.length, left), this.position);
-      if (bytesRead === 0) throw new Error(`${segment.file} ends before byte ${segment.end}`);
-      this.position += bytesRead;
-      return bytesRead;
+  readInto(buffer: Buffer): Promise<number> {
+    // Everything up to the read itself is decided here, synchronously: see the class comment.
+    while (this.index < this.segments.length && this.position > (this.segments[this.index] as Segment).end) {
+      this.index++;
+      this.position = this.segments[this.index]?.start ?? 0;
+      this.closePassed();
     }
-    return 0;
+    const segment = this.segments[this.index];
+    if (!segment) return Promise.resolve(0);
+    const left = segment.end - this.position + 1;
+    const direct = this.direct && buffer.length >= PAGE && isPageAligned(buffer);
+    // A direct read starts on the page below the position and reads whole pages (at most the buffer's).
+    const head = direct ? this.position % PAGE : 0;
+    const length = direct ? Math.min(Math.floor(buffer.length / PAGE) * PAGE - head, left) : Math.min(buffer.length, left);
+    const at = this.position;
+    this.position += length;
+    const open = this.use(this.index, segment.file, direct);
+    return this.readStretch(open, buffer, at, length, head).finally(() => {
+      open.users--;
+      this.closePassed();
+    });
   }
 
-  /** The segment's file, opened once (with O_DIRECT when asked and allowed; a refusal turns direct reads off). */
-  private async open(file: string, direct: boolean): Promise<fsp.FileHandle> {
-    if (this.handle) return this.handle;
+  private async readStretch(open: OpenSegment, buffer: Buffer, at: number, length: number, head: number): Promise<number> {
+    const { handle, direct } = await open.handle;
+    if (direct) {
+      const { bytesRead } = await handle.read(buffer, 0, Math.ceil((head + length) / PAGE) * PAGE, at - head);
+      if (bytesRead < head + length) throw new Error(`${open.file} ends before byte ${at + length - 1}`);
+      if (head) buffer.copy(buffer, 0, head, head + length);
+      return length;
+    }
+    for (let done = 0; done < length; ) {
+      const { bytesRead } = await handle.read(buffer, done, length - done, at + done);
+      if (bytesRead === 0) throw new Error(`${open.file} ends before byte ${at + length - 1}`);
+      done += bytesRead;
+    }
+    return length;
+  }
+
+  /** The segment's file, opened once per kind (a refusal of O_DIRECT turns direct reads off). */
+  private use(index: number, file: string, direct: boolean): OpenSegment {
+    const key = `${index}:${direct}`;
+    let open = this.files.get(key);
+    if (!open) {
+      open = { index, file, users: 0, handle: this.openFile(file, direct) };
+      // A failed open is the read's error; the entry is dropped with its segment.
+      open.handle.catch(() => undefined);
+      this.files.set(key, open);
+    }
+    open.users++;
+    return open;
+  }
+
+  private async openFile(file: string, direct: boolean): Promise<{ handle: fsp.FileHandle; direct: boolean }> {
     if (direct && O_DIRECT !== undefined) {
       try {
-        this.handle = await fsp.open(file, fs.constants.O_RDONLY | O_DIRECT);
-        this.handleDirect = true;
-        return this.handle;
+        return { handle: await fsp.open(file, fs.constants.O_RDONLY | O_DIRECT), direct: true };
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EINVAL') throw error;
         this.direct = false;
       }
     }
-    this.handle = await fsp.open(file, 'r');
-    this.handleDirect = false;
-    return this.handle;
+    return { handle: await fsp.open(file, 'r'), direct: false };
+  }
+
+  private closePassed(): void {
+    for (const [key, open] of this.files) {
+      if (open.index < this.index && open.users === 0) {
+        this.files.delete(key);
+        open.handle.then(({ handle }) => handle.close()).catch(() => undefined);
+      }
+    }
   }
 
   async close(): Promise<void> {
-    const open = this.handle;
-    this.handle = undefined;
-    await open?.close();
+    const opens = [...this.files.values()];
+    this.files.clear();
+    // FileHandle.close waits for reads still running on the handle.
+    await Promise.all(opens.map((open) => open.handle.then(({ handle }) => handle.close()).catch(() => undefined)));
   }
+}
+
+interface OpenSegment {
+  index: number;
+  file: string;
+  /** Reads asked for and not yet answered. */
+  users: number;
+  handle: Promise<{ handle: fsp.FileHandle; direct: boolean }>;
 }
 
 /** One stream over the segments in order (a new buffer per chunk: the consumer keeps them). */
