@@ -4,8 +4,8 @@
 //
 //   node bench/transfer.mjs [--size-mib=2048] [--runs=3] [--warmup=1] [--parts=8] [--part-size-mib=16] [--profile] [--no-build]
 //
-// curl and px take turns run by run (curl round, then px round), so that both meet the same machine
-// load. Panx runs on SQLite with the local blob store. `px upload` is timed until the command returns
+// curl and px take turns run by run (both upload, then both download, the first to download
+// alternating), so that both meet the same machine load. Panx runs on SQLite with the local blob store. `px upload` is timed until the command returns
 // and, separately, until the file is closed (closing completes the upload on the server); the
 // end-to-end time (uploaded and closed, the file usable) is the one compared with curl, whose
 // upload ends when the server has written the file. `px download` includes its md5 check of the
@@ -128,7 +128,7 @@ async function startBaseline() {
   const url = `http://127.0.0.1:${port}`;
   await waitForHttp(url, 30_000, server);
   return {
-    async run(run, check) {
+    async upload(run, check) {
       await settle();
       const put = await timed('curl', ['-sS', '-f', '-T', source, '-o', '/dev/null', `${url}/upload.bin`], { watchPid: server.pid });
       if (check && !sameBytes(source, path.join(dir, 'upload.bin'))) throw new Error('curl upload: the bytes differ');
@@ -140,7 +140,8 @@ async function startBaseline() {
       const synced = await timed('curl', ['-sS', '-f', '-T', source, '-o', '/dev/null', `${url}/upload.bin?fsync=1`], { watchPid: server.pid });
       fs.rmSync(path.join(dir, 'upload.bin'), { force: true });
       record({ tool: 'curl + file server with fsync', direction: 'upload', run, ...synced, mibPerS: SIZE / MiB / synced.seconds });
-
+    },
+    async download(run, check) {
       const out = path.join(tmp, 'curl-download.bin');
       await settle();
       const get = await timed('curl', ['-sS', '-f', '-o', out, `${url}/source.bin`], { watchPid: server.pid });
@@ -175,7 +176,7 @@ async function startPanxRounds({ profileDir } = {}) {
   const { id: project } = await server.call('project/new', { name: 'transfer bench' });
   let keep;
   return {
-    async run(run, check) {
+    async upload(run) {
       await settle();
       const name = `upload_${run}.bin`;
       const put = await timed(
@@ -201,7 +202,9 @@ async function startPanxRounds({ profileDir } = {}) {
       });
       if (keep) await server.call(`${project}/removeObjects`, { objects: [keep] });
       keep = id;
-
+    },
+    async download(run, check) {
+      const id = keep;
       const out = path.join(tmp, 'px-download.bin');
       await settle();
       const get = await timed(process.execPath, [...pxArgs, 'download', `${project}:${id}`, '-o', out, '-f', '--no-progress'], { env, watchPid: server.pid });
@@ -225,23 +228,27 @@ try {
   const t0 = Date.now();
   writeSource();
   console.log(`source file written in ${fmt((Date.now() - t0) / 1000, 1)} s: ${source}\n`);
-  // curl and px take turns, run by run, so that both see the same machine (its load varies).
+  // curl and px take turns, so that both see the same machine (its load varies): both upload, then
+  // both download, the one going first in turn. The order matters for downloads on a VM: writing a
+  // file into the page cache costs 2-3 times the system time when the kernel hands out pages that
+  // were free for a while than right after another 2 GiB file was deleted (measured with curl alone,
+  // 24 Nov 2026), and each download's output is deleted after it.
   const curlRounds = await startBaseline();
   const pxRounds = await startPanxRounds();
+  const round = async (run, check) => {
+    await curlRounds.upload(run, check);
+    await pxRounds.upload(run, check);
+    const downloads = run % 2 === 0 ? [pxRounds, curlRounds] : [curlRounds, pxRounds];
+    for (const rounds of downloads) await rounds.download(run, check);
+  };
   try {
-    // A warm-up round, not counted: both servers are long-lived in practice, and a fresh Panx process
-    // spends its first GiB received growing its heap (V8 starts a full marking every 70 ms or so
-    // while the old generation's limit is still close to its size).
+    // A warm-up round, not counted: both servers are long-lived in practice.
     for (let run = 1 - WARMUP; run <= 0; run++) {
       console.log(`(warm-up round ${run + WARMUP} of ${WARMUP}, not counted)`);
-      await curlRounds.run(run, false);
-      await pxRounds.run(run, false);
+      await round(run, false);
     }
     results.splice(0, results.length, ...results.filter((row) => row.run > 0));
-    for (let run = 1; run <= RUNS; run++) {
-      await curlRounds.run(run, run === RUNS);
-      await pxRounds.run(run, run === RUNS);
-    }
+    for (let run = 1; run <= RUNS; run++) await round(run, run === RUNS);
   } finally {
     await curlRounds.stop();
     await pxRounds.stop();
@@ -302,7 +309,8 @@ try {
     fs.rmSync(profileDir, { recursive: true, force: true });
     const profiled = await startPanxRounds({ profileDir });
     try {
-      await profiled.run(1, true);
+      await profiled.upload(1, true);
+      await profiled.download(1, true);
     } finally {
       await profiled.stop();
     }
