@@ -181,12 +181,19 @@ static bool typed_array_of(napi_env env, napi_value value, napi_typedarray_type 
   return type == want;
 }
 
+/* Exactly `count` arguments of the call into `argv`; false, with a TypeError saying `usage`, otherwise. */
+static bool take_arguments(napi_env env, napi_callback_info info, size_t count, napi_value *argv, const char *usage) {
+  size_t argc = count;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok) return false;
+  if (argc == count) return true;
+  throw_type_error(env, usage);
+  return false;
+}
+
 /* hashBlocks(states: Uint32Array (4 per stream), inputs: Uint8Array[], blocks: number): undefined */
 static napi_value hash_blocks(napi_env env, napi_callback_info info) {
-  size_t argc = 3;
   napi_value argv[3];
-  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  if (argc != 3) return throw_type_error(env, "hashBlocks(states, inputs, blocks) takes three arguments");
+  if (!take_arguments(env, info, 3, argv, "hashBlocks(states, inputs, blocks) takes three arguments")) return NULL;
 
   size_t state_words;
   void *state_data;
@@ -222,10 +229,8 @@ static napi_value hash_blocks(napi_env env, napi_callback_info info) {
 /* alignmentSkip(view: Uint8Array, alignment: number): how many bytes from the view's start its memory is
    aligned to `alignment` (a power of two). JavaScript cannot see addresses; direct I/O needs them. */
 static napi_value alignment_skip(napi_env env, napi_callback_info info) {
-  size_t argc = 2;
   napi_value argv[2];
-  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  if (argc != 2) return throw_type_error(env, "alignmentSkip(view, alignment) takes two arguments");
+  if (!take_arguments(env, info, 2, argv, "alignmentSkip(view, alignment) takes two arguments")) return NULL;
   size_t length;
   void *data;
   if (!typed_array_of(env, argv[0], napi_uint8_array, &data, &length)) return throw_type_error(env, "view must be a Uint8Array");
