@@ -2,11 +2,14 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SERVER_NODE_FLAGS } from '../src/node-flags.js';
 
 /** Tests that run the server as a process of its own (crashes, several processes) run its build. */
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const serverDir = path.join(ROOT, 'packages/server');
-export const MAIN_JS = path.join(serverDir, 'dist/main.js');
+const MAIN_JS = path.join(serverDir, 'dist/main.js');
+/** `node`'s arguments for the built server, with the Node options it runs with in production. */
+export const SERVER_ARGS: readonly string[] = [...SERVER_NODE_FLAGS, MAIN_JS];
 
 /** Newest modification time of the files under a directory. */
 function newest(dir: string): number {

@@ -13,7 +13,8 @@ import path from 'node:path';
 import { createClient, type PanxClient } from '@panx/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { ensureServerBuilt, MAIN_JS, ROOT } from './built-server.js';
+import { SERVER_NODE_FLAGS } from '../src/node-flags.js';
+import { ensureServerBuilt, ROOT, SERVER_ARGS } from './built-server.js';
 import { newApplet, waitForJob } from './engine-helpers.js';
 import { freePort } from './moto.js';
 
@@ -90,7 +91,7 @@ describe('a server of two processes (SQLite + local storage + local executor)', 
     ensureServerBuilt();
     const port = await freePort();
     url = `http://127.0.0.1:${port}`;
-    supervisor = spawn(process.execPath, [MAIN_JS], {
+    supervisor = spawn(process.execPath, [...SERVER_ARGS], {
       cwd: ROOT,
       env: {
         PATH: process.env.PATH,
@@ -132,6 +133,16 @@ describe('a server of two processes (SQLite + local storage + local executor)', 
     const seen = await answering(url);
     expect([...seen.values()].sort(), output).toEqual(['api', 'leader']);
     expect(output).toContain('Processes:      2');
+  });
+
+  it('runs every process with the Node options of the server (cluster.fork passes them on)', async () => {
+    const pids = [...(await answering(url)).keys()];
+    expect(pids).toHaveLength(2);
+    for (const pid of pids) {
+      const args = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      expect(args).toEqual(expect.arrayContaining([...SERVER_NODE_FLAGS]));
+    }
+    expect(output).not.toContain('started without the Node options');
   });
 
   it('runs jobs, and their live log reaches websockets held by either process', async () => {

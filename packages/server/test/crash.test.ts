@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { downloadBytes, expectPutOk, MIN_PART, MiB, md5, putPart, random, sha256, sleep, waitForState } from './data-helpers.js';
 import { FsBlobStore } from '../src/storage/fs.blob-store.js';
-import { ensureServerBuilt, MAIN_JS, ROOT } from './built-server.js';
+import { ensureServerBuilt, ROOT, SERVER_ARGS } from './built-server.js';
 import { expectApiError } from './harness.js';
 import { freePort } from './moto.js';
 
@@ -46,7 +46,7 @@ class CrashableServer {
       PANX_DEMO_PROJECT: 'false',
       PANX_LOG_LEVEL: 'warn',
     };
-    const child = spawn(process.execPath, [MAIN_JS], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...SERVER_ARGS], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;
     child.stdout?.on('data', (chunk: Buffer) => {
       this.output += chunk.toString();

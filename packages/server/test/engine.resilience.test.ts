@@ -19,6 +19,7 @@ import { bootstrap } from '../src/bootstrap.js';
 import { configSchema, loadConfig } from '../src/config.js';
 import { sleep, waitUntil } from './data-helpers.js';
 import { logOf, newApplet, waitForJob } from './engine-helpers.js';
+import { SERVER_NODE_FLAGS } from '../src/node-flags.js';
 import { freePort } from './moto.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -84,7 +85,7 @@ describe.each(['inline', 'process'])('kill -9 of the server while 10 jobs run (S
       PANX_LOCAL_MEMORY_MB: '64000',
       PANX_LOCAL_RUNNER: runner,
     };
-    child = spawn(process.execPath, [mainJs], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn(process.execPath, [...SERVER_NODE_FLAGS, mainJs], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout?.on('data', (chunk: Buffer) => {
       output += chunk.toString();
     });
