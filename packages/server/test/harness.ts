@@ -10,7 +10,7 @@ import { bootstrap } from '../src/bootstrap.js';
 import type { z } from 'zod';
 import { configSchema, loadConfig } from '../src/config.js';
 import { createLogger } from '../src/lib/logger.js';
-import { freePort, startMoto } from './moto.js';
+import { freePort, isAddressInUse, startMoto } from './moto.js';
 
 export interface Backend {
   name: string;
@@ -57,7 +57,6 @@ export async function startTestPlatform(
   options: TestPlatformOptions = {},
 ): Promise<TestPlatform> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'panx-test-'));
-  const port = await freePort();
   let databaseUrl: string | undefined;
   let dbName: string | undefined;
   if (backend.db === 'postgres') {
@@ -82,27 +81,42 @@ export async function startTestPlatform(
         }
       : undefined;
   const adminToken = `admin-${randomBytes(16).toString('hex')}`;
-  const config = loadConfig(
-    {},
-    {
-      port,
-      host: '127.0.0.1',
-      publicUrl: `http://127.0.0.1:${port}`,
-      dataDir,
-      databaseUrl,
-      s3,
-      admin: { username: 'admin', email: 'admin@example.org', password: 'admin-password', token: adminToken },
-      createDemoProject: false,
-      validateResponses: true,
-      logLevel: 'silent',
-      ...(options.webDir ? { webDir: options.webDir } : {}),
-      ...(options.ui ? { ui: options.ui } : {}),
-      ...(options.engine ? { engine: configSchema.shape.engine.parse(options.engine) } : {}),
-    },
-  );
-  const platform = await createPlatform(config, options.log ? createLogger(options.log.level, options.log.stream) : pino({ level: 'silent' }));
-  await bootstrap(platform);
-  await platform.http.listen({ port, host: '127.0.0.1' });
+  const logger = () => (options.log ? createLogger(options.log.level, options.log.stream) : pino({ level: 'silent' }));
+  const configFor = (port: number) =>
+    loadConfig(
+      {},
+      {
+        port,
+        host: '127.0.0.1',
+        publicUrl: `http://127.0.0.1:${port}`,
+        dataDir,
+        databaseUrl,
+        s3,
+        admin: { username: 'admin', email: 'admin@example.org', password: 'admin-password', token: adminToken },
+        createDemoProject: false,
+        validateResponses: true,
+        logLevel: 'silent',
+        ...(options.webDir ? { webDir: options.webDir } : {}),
+        ...(options.ui ? { ui: options.ui } : {}),
+        ...(options.engine ? { engine: configSchema.shape.engine.parse(options.engine) } : {}),
+      },
+    );
+  // The port is part of the configuration (download URLs carry it), so it is chosen before the platform
+  // starts; if another process takes it first, the platform starts again on another (bootstrap is idempotent).
+  let platform: Platform | undefined;
+  let port = 0;
+  for (let attempt = 1; !platform; attempt++) {
+    port = await freePort();
+    const candidate = await createPlatform(configFor(port), logger());
+    await bootstrap(candidate);
+    try {
+      await candidate.http.listen({ port, host: '127.0.0.1' });
+      platform = candidate;
+    } catch (error) {
+      await candidate.close();
+      if (!isAddressInUse(error) || attempt === 3) throw error;
+    }
+  }
   const url = `http://127.0.0.1:${port}`;
   const admin = createClient({ baseUrl: url, token: adminToken, retries: 0 });
   let userCount = 0;
