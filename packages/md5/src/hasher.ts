@@ -64,19 +64,32 @@ class SlotPool {
   /** Free buffers kept beyond this are left to the garbage collector. */
   private static readonly KEEP_FREE = 32;
   private readonly free: PoolBuffer[] = [];
-  private readonly lent = new Map<number, PoolBuffer>();
+  /** Lent buffers, with how many users (the borrower and those it added with `hold`) still have each. */
+  private readonly lent = new Map<number, { slot: PoolBuffer; holds: number }>();
   private nextId = 0;
 
   take(): PoolBuffer {
     const slot = this.free.pop() ?? this.allocate();
-    this.lent.set(slot.id, slot);
+    this.lent.set(slot.id, { slot, holds: 1 });
     return slot;
   }
 
+  hold(id: number): void {
+    const lent = this.lent.get(id);
+    if (!lent) throw new Error(`md5 slot ${id} is not lent`);
+    lent.holds++;
+  }
+
+  get lentCount(): number {
+    return this.lent.size;
+  }
+
+  /** One user is done with the buffer; the last one's call puts it back in the pool. */
   giveBack(id: number): void {
-    const slot = this.lent.get(id);
+    const lent = this.lent.get(id);
+    if (!lent || --lent.holds > 0) return;
     this.lent.delete(id);
-    if (slot && this.free.length < SlotPool.KEEP_FREE) this.free.push(slot);
+    if (this.free.length < SlotPool.KEEP_FREE) this.free.push(lent.slot);
   }
 
   /**
@@ -135,9 +148,23 @@ export function takeMd5Slot(): Md5Slot {
   return { id, bytes: Buffer.from(buffer, alignedAt ?? 0, SlotPool.SLOT_BYTES), aligned: alignedAt !== undefined };
 }
 
-/** Gives back a slot that was never handed to a stream. */
+/** Gives back a slot that was never handed to a stream, or lets go of one hold (`holdMd5Slot`). */
 export function returnMd5Slot(slot: Md5Slot): void {
   pool.giveBack(slot.id);
+}
+
+/** How many slots are lent now (not back in the pool): a leak shows as a count that only grows. */
+export function lentMd5Slots(): number {
+  return pool.lentCount;
+}
+
+/**
+ * One more user of a lent slot: it goes back to the pool only after one more release (a stream's
+ * `updateSlot` with `release`, or `returnMd5Slot`). So a slot can be written to a file and hashed,
+ * region by region for several streams, and be reused only once all of them are done with it.
+ */
+export function holdMd5Slot(slot: Md5Slot): void {
+  pool.hold(slot.id);
 }
 
 /** The size of every pool buffer. */

@@ -1,5 +1,7 @@
 export {
+  holdMd5Slot,
   isPageAligned,
+  lentMd5Slots,
   MD5_SLOT_ALIGNMENT,
   MD5_SLOT_BYTES,
   type Md5Slot,
