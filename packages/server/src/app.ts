@@ -154,7 +154,6 @@ export async function createPlatform(config: ResolvedConfig, log: Logger = creat
       notifications.projectShared(event, now).catch((error: unknown) => log.warn({ err: error }, 'project-shared notification failed')),
   });
   const folders = new FoldersService(stores, access, { onObjectsDeleted });
-  const orgs = new OrgsService(stores, access, projects, users);
   const objects = new DataObjectsService(stores, access);
   const files: FilesService = new FilesService(stores, objects, blobs, new UrlSigner(signingSecret(config)), config.publicUrl, log);
   const uiConfig = new UiConfigService({ publicUrl: config.publicUrl, selfSignUp: config.selfSignUp, overrides: config.ui });
@@ -162,6 +161,7 @@ export async function createPlatform(config: ResolvedConfig, log: Logger = creat
   const instanceTypes = new InstanceTypes(config.engine.instanceTypes);
   const applets = new AppletsService(stores, access, objects, instanceTypes);
   const apps = new AppsService(stores, folders, instanceTypes);
+  const orgs = new OrgsService(stores, access, projects, users, apps);
   const jobLogs = new JobLogsService(stores, bus);
   const engine = new JobEngine(stores, auth, applets, apps, projects, jobLogs, log, {
     maxRestarts: 9,

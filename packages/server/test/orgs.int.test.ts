@@ -180,6 +180,35 @@ describe.each(BACKENDS)('orgs on $name', (backend) => {
     await expectApiError(member.client.call('org-xxxx/findProjects', id, {}), 'PermissionDenied');
   });
 
+  it('lists the apps billed to the org to its ADMINs, with the filters of system/findApps', async () => {
+    const { id, admin } = await org();
+    const member = await join(id, admin, 'MEMBER', { allowBillableActivities: true });
+    const suffix = id.slice(4).replaceAll('-', '_').toLowerCase();
+    const runSpec = { interpreter: 'bash', code: 'main() { :; }', distribution: 'Ubuntu', release: '24.04' };
+    const newApp = async (name: string, version: string, billTo?: string) => {
+      const { id: app } = await member.client.call('app/new', { name, version, runSpec, ...(billTo ? { billTo } : {}) });
+      return app;
+    };
+    const first = await newApp(`org_tool_${suffix}`, '1.0.0', id);
+    const second = await newApp(`org_tool_${suffix}`, '2.0.0', id);
+    const other = await newApp(`org_other_${suffix}`, '1.0.0', id);
+    const personal = await newApp(`own_tool_${suffix}`, '1.0.0');
+    // The ADMIN is neither developer nor authorized user of these unpublished apps, yet the org pays for them.
+    await expectApiError(admin.client.call('app-xxxx/describe', first, {}), 'ResourceNotFound');
+    expect((await admin.client.call('system/findApps', { billTo: id, allVersions: true })).results).toEqual([]);
+    const found = await admin.client.call('org-xxxx/findApps', id, { allVersions: true, describe: { fields: { name: true, billTo: true } } });
+    expect(found.results.map((r) => r.id).sort()).toEqual([first, second, other].sort());
+    expect(found.results.map((r) => (r.describe as { billTo: string }).billTo)).toEqual([id, id, id]);
+    expect(found.results.map((r) => r.id)).not.toContain(personal);
+    const named = await admin.client.call('org-xxxx/findApps', id, { name: `org_tool_${suffix}`, allVersions: true, limit: 1 });
+    expect(named.results).toHaveLength(1);
+    expect(named.next).not.toBeNull();
+    await expectApiError(member.client.call('org-xxxx/findApps', id, {}), 'PermissionDenied', 'ADMIN');
+    await expectApiError((await t.newUser()).client.call('org-xxxx/findApps', id, {}), 'ResourceNotFound');
+    // billTo is the org's own: another one in the input (not a field of this route) changes nothing.
+    expect((await admin.client.call('org-xxxx/findApps', id, { billTo: admin.id, allVersions: true } as never)).results).toHaveLength(3);
+  });
+
   it('bills projects to an org only for members allowed billable activities', async () => {
     const { id, admin } = await org();
     const allowed = await join(id, admin, 'MEMBER', { allowBillableActivities: true });

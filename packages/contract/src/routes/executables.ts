@@ -266,7 +266,7 @@ export const appRoutes = {
   }),
 };
 
-const findAppsInputSchema = z.object({
+export const findAppsInputSchema = z.object({
   name: nameFilterSchema.optional(),
   category: z.string().optional(),
   allVersions: z.boolean().optional(),

@@ -12,6 +12,7 @@ import {
 } from '../common.js';
 import { HANDLE_PATTERN } from '../ids.js';
 import { classRoute, instanceRoute, systemRoute } from '../route.js';
+import { findAppsInputSchema } from './executables.js';
 
 export const orgPoliciesSchema = z.object({
   memberListVisibility: z.enum(['ADMIN', 'MEMBER', 'PUBLIC']).optional(),
@@ -130,6 +131,11 @@ export const orgRoutes = {
       })
       .loose(),
     output: pageSchema(z.object({ id: z.string(), level: permissionLevelSchema, describe: z.unknown().optional() }).loose()),
+  }),
+  'org-xxxx/findApps': instanceRoute('org', 'findApps', {
+    summary: 'Apps billed to the organisation (ADMIN), with the filters and paging of system/findApps',
+    input: findAppsInputSchema.omit({ billTo: true, installed: true }),
+    output: pageSchema(z.object({ id: z.string(), describe: z.unknown().optional() })),
   }),
   'system/findOrgs': systemRoute('findOrgs', {
     summary: 'Organisations the caller belongs to, optionally at a minimum level',

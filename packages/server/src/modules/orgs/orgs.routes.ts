@@ -12,6 +12,7 @@ export function orgHandlers(
   | 'org-xxxx/setMemberAccess'
   | 'org-xxxx/findMembers'
   | 'org-xxxx/findProjects'
+  | 'org-xxxx/findApps'
   | 'system/findOrgs'
 > {
   return {
@@ -23,6 +24,7 @@ export function orgHandlers(
     'org-xxxx/setMemberAccess': (ctx, input, id) => orgs.setMemberAccess(ctx.caller, id, input),
     'org-xxxx/findMembers': (ctx, input, id) => orgs.findMembers(ctx.caller, id, input),
     'org-xxxx/findProjects': (ctx, input, id) => orgs.findProjects(ctx.caller, id, input),
+    'org-xxxx/findApps': (ctx, input, id) => orgs.findApps(ctx.caller, id, input),
     'system/findOrgs': (ctx, input) => orgs.findOrgs(ctx.caller, input),
   };
 }

@@ -4,6 +4,7 @@ import { invalidInput, invalidState, notFound, permissionDenied } from '../../er
 import { fieldSelector, pickFields } from '../../lib/describe-fields.js';
 import { parseJson, toJson } from '../../lib/json.js';
 import type { Caller } from '../auth/caller.js';
+import type { AppsService } from '../executables/apps.service.js';
 import type { AccessService } from '../projects/access.service.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import type { UsersService } from '../users/users.service.js';
@@ -42,6 +43,7 @@ export class OrgsService {
     private readonly access: AccessService,
     private readonly projects: ProjectsService,
     private readonly users: UsersService,
+    private readonly apps: AppsService,
   ) {}
 
   /**
@@ -255,6 +257,12 @@ export class OrgsService {
       });
     }
     return { results, next: ids.length > limit ? (page[page.length - 1] ?? null) : null };
+  }
+
+  /** The apps billed to the org (every version not deleted: the org pays for them), filtered and paged as system/findApps. */
+  async findApps(caller: Caller, id: string, input: RouteParsedInput<'org-xxxx/findApps'>) {
+    await this.requireOrg(caller, id, true);
+    return this.apps.find(caller, { ...input, billTo: id }, id);
   }
 
   async findOrgs(caller: Caller, input: RouteParsedInput<'system/findOrgs'>) {
