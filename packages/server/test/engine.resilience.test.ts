@@ -3,12 +3,11 @@
  * restarted server re-attaches to live jobs and gives lost ones a true end), and several API
  * servers sharing one PostgreSQL database (each job claimed and run exactly once).
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createClient, type PanxClient } from '@panx/client';
 import Database from 'better-sqlite3';
 import pg from 'pg';
@@ -17,29 +16,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPlatform, type Platform } from '../src/app.js';
 import { bootstrap } from '../src/bootstrap.js';
 import { configSchema, loadConfig } from '../src/config.js';
+import { ensureServerBuilt, ROOT as root, SERVER_ARGS } from './built-server.js';
 import { sleep, waitUntil } from './data-helpers.js';
 import { logOf, newApplet, waitForJob } from './engine-helpers.js';
-import { SERVER_NODE_FLAGS } from '../src/node-flags.js';
 import { freePort } from './moto.js';
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-const mainJs = path.join(root, 'packages/server/dist/main.js');
-
-/** The server and the job runner run from the build: rebuild when a source is newer. */
-function ensureBuilt(): void {
-  const newest = (dir: string) =>
-    Math.max(
-      0,
-      ...fs
-        .readdirSync(dir, { withFileTypes: true, recursive: true })
-        .filter((entry) => entry.isFile())
-        .map((entry) => fs.statSync(path.join(entry.parentPath, entry.name)).mtimeMs),
-    );
-  const sources = Math.max(newest(path.join(root, 'packages/server/src')), newest(path.join(root, 'packages/contract/src')));
-  if (fs.existsSync(mainJs) && fs.statSync(mainJs).mtimeMs >= sources) return;
-  const result = spawnSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-b', 'packages/server'], { cwd: root, encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(`building the server failed:\n${result.stdout}${result.stderr}`);
-}
 
 const GATED_APPLET = {
   name: 'gated',
@@ -85,7 +65,7 @@ describe.each(['inline', 'process'])('kill -9 of the server while 10 jobs run (S
       PANX_LOCAL_MEMORY_MB: '64000',
       PANX_LOCAL_RUNNER: runner,
     };
-    child = spawn(process.execPath, [...SERVER_NODE_FLAGS, mainJs], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn(process.execPath, [...SERVER_ARGS], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout?.on('data', (chunk: Buffer) => {
       output += chunk.toString();
     });
@@ -115,7 +95,7 @@ describe.each(['inline', 'process'])('kill -9 of the server while 10 jobs run (S
   }
 
   beforeAll(async () => {
-    ensureBuilt();
+    ensureServerBuilt();
     port = await freePort();
     await start();
     client = createClient({ baseUrl: `http://127.0.0.1:${port}`, token, retries: 0 });
