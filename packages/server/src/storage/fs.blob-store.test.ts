@@ -5,6 +5,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pageAlignedBuffer } from '@panx/md5';
 import { afterAll, describe, expect, it } from 'vitest';
+import { mountNoDirectIo } from '../../../../test-support/mounts.js';
 import type { BlobReader, ByteRange } from './blob-store.js';
 import { FsBlobStore } from './fs.blob-store.js';
 
@@ -124,5 +125,20 @@ describe('FsBlobStore with direct I/O', () => {
     fs.truncateSync(path.join(folder, manifest.parts[1]?.ref as string), MiB);
     const buffers = [pageAlignedBuffer(MiB), pageAlignedBuffer(MiB)].filter((b) => b !== undefined);
     await expect(readAllAtOnce(await store.openReader('short-blob'), buffers, 2)).rejects.toThrow(/ends before byte/);
+  });
+
+  const noDirect = mountNoDirectIo();
+  afterAll(() => noDirect?.unmount());
+  // Without root (mount refused) there is no such file system to try.
+  it.runIf(noDirect)('stores and reads through the page cache where the file system refuses O_DIRECT', async () => {
+    const store = new FsBlobStore((noDirect as { dir: string }).dir, { directIo: true, directReadMinBytes: 0 });
+    const parts = [randomBytes(5 * MiB + 99), randomBytes(MiB + 1)];
+    const whole = Buffer.concat(parts);
+    await storeParts(store, 'ramfs-blob', parts);
+    const buffers = [pageAlignedBuffer(MiB), pageAlignedBuffer(MiB), pageAlignedBuffer(MiB)].filter((b) => b !== undefined);
+    expect(buffers).toHaveLength(3);
+    const range = { start: 4097, end: whole.length - 3 };
+    expect((await readAllAtOnce(await store.openReader('ramfs-blob'), [...buffers], 3)).equals(whole)).toBe(true);
+    expect((await readAllAtOnce(await store.openReader('ramfs-blob', range), [...buffers], 2)).equals(whole.subarray(range.start, range.end + 1))).toBe(true);
   });
 });

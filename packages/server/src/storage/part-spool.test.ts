@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
+import { mountNoDirectIo } from '../../../../test-support/mounts.js';
 import { BlobIntegrityError } from './blob-store.js';
 import { spoolPart } from './part-spool.js';
 
@@ -104,5 +105,22 @@ describe('spoolPart (a part received into a file through the md5 slots)', () => 
     );
     expect(stored.map((part) => part.md5)).toEqual(parts.map(md5));
     for (const [i, data] of parts.entries()) expect(fs.readFileSync(path.join(dir, `p${i}`)).equals(data)).toBe(true);
+  });
+
+  const noDirect = mountNoDirectIo();
+  afterAll(() => noDirect?.unmount());
+  // Without root (mount refused) there is no such file system to try.
+  it.runIf(noDirect)('writes through the page cache where the file system refuses O_DIRECT, byte for byte', async () => {
+    const data = randomBytes(9 * MiB + 12_345);
+    for (const name of ['first', 'second']) {
+      // The first part finds out (EINVAL); the second goes straight to the page cache.
+      const file = path.join((noDirect as { dir: string }).dir, name);
+      expect(await spoolPart(chunked(data), file, 1, { size: data.length, md5: md5(data) }, { directIo: true })).toEqual({
+        size: data.length,
+        md5: md5(data),
+        direct: false,
+      });
+      expect(fs.readFileSync(file).equals(data)).toBe(true);
+    }
   });
 });
