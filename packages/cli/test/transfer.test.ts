@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -11,6 +12,13 @@ const MiB = 1024 * 1024;
 
 function sha256(file: string): string {
   return createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+}
+
+/** How much of `file` is in the page cache (util-linux's fincore). */
+function residentBytes(file: string): number {
+  const run = spawnSync('fincore', ['--bytes', '--noheadings', '--output', 'RES', file], { encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`fincore failed: ${run.stderr}`);
+  return Number(run.stdout.trim());
 }
 
 /** On SQLite + local blobs and on PostgreSQL + S3 (moto), where downloads go straight to presigned S3 URLs. */
@@ -81,6 +89,17 @@ describe.each(BACKENDS)('px upload and download on $name', (backend) => {
     expect(finished.stderr).toContain(`Resuming the download of reads.bin at byte ${have} of 50000000`);
     expect(fs.existsSync(`${out}.part`)).toBe(false);
     expect(sha256(out)).toBe(digest);
+    // --direct-io always: written around the page cache, so hardly any of it is in memory; never: all of it.
+    // (auto, the default above, starts in the page cache and moves around it once it is slow.)
+    const direct = path.join(work, 'direct.bin');
+    expect((await px(['download', 'reads.bin', '-o', direct, '--direct-io', 'always'])).code).toBe(0);
+    expect(residentBytes(direct)).toBeLessThan(MiB);
+    expect(sha256(direct)).toBe(digest);
+    const cached = path.join(work, 'cached.bin');
+    expect((await px(['download', 'reads.bin', '-o', cached, '--direct-io', 'never'])).code).toBe(0);
+    expect(residentBytes(cached)).toBeGreaterThan(45 * MiB);
+    expect(sha256(cached)).toBe(digest);
+    expect(await px(['download', 'reads.bin', '-o', path.join(work, 'x.bin'), '--direct-io', 'sometimes'])).toMatchObject({ code: 3 });
 
     // A .part file with wrong bytes fails the md5 check of its part and is thrown away.
     const again = path.join(work, 'again.bin');
@@ -164,7 +183,8 @@ describe.each(BACKENDS)('px upload and download on $name', (backend) => {
       calls.length = 0;
       const { id } = await uploadFile(client, local, { project, folder: '/', name, parents: false }, settings, shared);
       expect(await t.admin.call('file-xxxx/describe', id, { fields: { state: true, size: true } })).toMatchObject({ state: 'closed', size: bytes.length });
-      return calls.filter((call) => call.endsWith('/describe'));
+      // The project's describe (for its upload parameters); waiting for the file to close may describe the file.
+      return calls.filter((call) => call === `/${project}/describe`);
     };
     expect(await upload('small.bin', randomBytes(5 * MiB))).toEqual([]);
     expect(await upload('large.bin', randomBytes(5 * MiB + 1))).toEqual([`/${project}/describe`]);

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { CliError, describeFailure, UsageError } from '../errors.js';
 import { note, print, printJson, withJson } from '../output.js';
 import { baseName, displayPath, joinPath, type ObjectInfo, requireObjects, resolvePath, toObjectInfo } from '../paths.js';
@@ -149,7 +149,12 @@ interface DownloadOptions {
   overwrite?: boolean;
   all?: boolean;
   progress: boolean;
+  /** --direct-io: auto (the page cache while it is fast), always or never. */
+  directIo: 'auto' | 'always' | 'never';
 }
+
+/** --direct-io as the download's `directWrites` (unset: decided as the bytes are written). */
+const DIRECT_WRITES = { auto: undefined, always: true, never: false } as const;
 
 async function filesUnder(ctx: Context, project: string, folder: string): Promise<ObjectInfo[]> {
   const found: ObjectInfo[] = [];
@@ -226,7 +231,11 @@ async function runDownload(specs: string[], options: DownloadOptions): Promise<v
       jobs.map((job) =>
         limiter.run(async () => {
           fs.mkdirSync(path.dirname(job.out), { recursive: true });
-          await downloadFile(ctx, { id: job.object.id, project: job.object.project }, job.out, { overwrite: Boolean(options.overwrite), progress });
+          await downloadFile(ctx, { id: job.object.id, project: job.object.project }, job.out, {
+            overwrite: Boolean(options.overwrite),
+            progress,
+            directWrites: DIRECT_WRITES[options.directIo],
+          });
         }),
       ),
     );
@@ -272,6 +281,14 @@ export function registerTransferCommands(program: Command): void {
     .option('-r, --recursive', 'download folders with their contents')
     .option('-f, --overwrite', 'replace existing local files')
     .option('-a, --all', 'download every file a name matches')
+    .addOption(
+      new Option(
+        '--direct-io <when>',
+        'write around the page cache (O_DIRECT): auto moves a download of 16 MiB or more there once the page cache takes it in slowly',
+      )
+        .choices(['auto', 'always', 'never'])
+        .default('auto'),
+    )
     .option('--no-progress', 'do not show progress bars (they show only when stdout is a terminal)')
     .action((paths: string[], options: DownloadOptions) => runDownload(paths, options));
 

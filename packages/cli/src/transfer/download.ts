@@ -36,7 +36,12 @@ export function downloadUrl(ctx: Context, source: DownloadSource) {
 }
 
 /** Downloads one closed file to `out` (resuming `<out>.part`), verifies it, then renames it into place. */
-export function downloadFile(ctx: Context, source: DownloadSource, out: string, options: { overwrite: boolean; progress: Progress }): Promise<void> {
+export function downloadFile(
+  ctx: Context,
+  source: DownloadSource,
+  out: string,
+  options: { overwrite: boolean; progress: Progress; directWrites?: boolean },
+): Promise<void> {
   // px does nothing else meanwhile: synchronous writes are the cheapest.
   return downloadWithClient(ctx.client, source, out, { ...options, onBytesWritten: afterBytesWritten, syncWrites: true });
 }

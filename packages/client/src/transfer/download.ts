@@ -46,6 +46,11 @@ export interface DownloadOptions {
    * (the job helper host) must leave it off, as a write can block while the kernel flushes dirty pages.
    */
   syncWrites?: boolean;
+  /**
+   * With `syncWrites`: write around the page cache (O_DIRECT) or not. Unset, downloads of 16 MiB or
+   * more start in the page cache and move around it once it is slow (part-file-writer.ts).
+   */
+  directWrites?: boolean;
   /** Stops the download (the GET under way and any retry): the `.part` file stays, to resume from. */
   signal?: AbortSignal;
 }
@@ -314,6 +319,7 @@ export async function downloadFile(client: PanxClient, source: DownloadSource, o
             onBytes: (bytes) => progress.add(bytes),
             onBytesWritten: options.onBytesWritten,
             signal: options.signal,
+            directWrites: options.directWrites,
           });
           if (have < described.size) throw new Error(`the connection ended after ${have} of ${described.size} bytes`);
           continue;

@@ -4,7 +4,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { lentMd5Slots } from '@panx/md5';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mountSmall } from '../../../../test-support/mounts.js';
 import { Md5Stream } from './md5.js';
 import { TransferError } from './progress.js';
 import { dechunk, RawGetUnsupported, type RawGetTarget, rawGetInto } from './raw-get.js';
@@ -61,12 +63,13 @@ afterAll(async () => {
 });
 
 /** A GET into a fresh `.part` file (or one holding the first `have` bytes), with the parts' md5s collected. */
-function target(name: string, have = 0) {
+function targetFor(name: string, have = 0, directWrites = false) {
   const partPath = path.join(dir, name);
   fs.writeFileSync(partPath, data.subarray(0, have));
   const md5s = new Map<number, string>();
   const events: string[] = [];
   let counted = have;
+  let written = 0;
   const options: RawGetTarget = {
     url: base,
     headers: { 'x-check': 'yes' },
@@ -93,13 +96,22 @@ function target(name: string, have = 0) {
     onBytes: (bytes) => {
       counted += bytes;
     },
+    onBytesWritten: (bytes) => {
+      written += bytes;
+    },
+    directWrites,
   };
-  return { options, partPath, md5s, events, counted: () => counted };
+  return { options, partPath, md5s, events, counted: () => counted, written: () => written };
 }
 
 const expectedMd5s = new Map(parts.map((part) => [part.index, md5(data.subarray(part.offset, part.offset + part.size))]));
 
-describe('rawGetInto: a download read straight into the md5 worker’s buffers', () => {
+describe.each([
+  ['through the page cache', false],
+  ['with O_DIRECT', true],
+])('rawGetInto: a download read straight into the md5 worker’s buffers, written %s', (_how, direct) => {
+  const target = (name: string, have = 0) => targetFor(`${direct ? 'direct' : 'buffered'}-${name}`, have, direct);
+
   it('writes every byte and hashes every part in place', async () => {
     mode = 'normal';
     const get = target('whole.part');
@@ -115,6 +127,7 @@ describe('rawGetInto: a download read straight into the md5 worker’s buffers',
     const get = target('resumed.part', have);
     await expect(rawGetInto(get.options)).resolves.toBe(data.length);
     expect(fs.readFileSync(get.partPath).equals(data)).toBe(true);
+    expect(get.written()).toBe(data.length - have);
     // Part 1 ended before the resume point: the caller hashes it from the file, not this stream.
     expect(get.md5s).toEqual(new Map([...expectedMd5s].filter(([index]) => index !== 1)));
     expect(get.events).toEqual([]);
@@ -170,6 +183,61 @@ describe('rawGetInto: a download read straight into the md5 worker’s buffers',
     controller.abort(new Error('stopped by the test'));
     await expect(rawGetInto({ ...get.options, signal: controller.signal })).rejects.toThrow('stopped by the test');
     expect(fs.existsSync(get.partPath)).toBe(true);
+  });
+});
+
+describe('rawGetInto when things go wrong', () => {
+  it('gives every md5 slot back, GET after GET, whatever the writer', async () => {
+    mode = 'normal';
+    const before = lentMd5Slots();
+    for (const [index, direct] of [false, true, false, true].entries()) {
+      const get = targetFor(`slots-${index}.part`, 0, direct);
+      await expect(rawGetInto(get.options)).resolves.toBe(data.length);
+      // And without a check of the parts (no md5 stream).
+      const plain = targetFor(`slots-plain-${index}.part`, 0, direct);
+      await expect(rawGetInto({ ...plain.options, checker: undefined })).resolves.toBe(data.length);
+    }
+    // The md5 worker hands its slots back by message: wait for the last ones.
+    for (let waited = 0; lentMd5Slots() > before && waited < 5000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(lentMd5Slots()).toBe(before);
+  });
+
+  const small = mountSmall(6);
+  afterAll(() => small?.unmount());
+  // Without root (mount refused) there is no small file system to fill.
+  it.runIf(small).each([
+    ['through the page cache', false],
+    ['with O_DIRECT', true],
+  ])('fails with the disk-full error, leaving an unbroken prefix and no md5 past it, writing %s', async (_how, direct) => {
+    mode = 'normal';
+    const partPath = path.join((small as { dir: string }).dir, `full-${direct}.part`);
+    const md5s = new Map<number, string>();
+    const error = (await rawGetInto({
+      url: base,
+      headers: { 'x-check': 'yes' },
+      have: 0,
+      size: data.length,
+      partPath,
+      checker: {
+        stream: (start) => new Md5Stream(partPath, parts, start),
+        endStream: async (stream) => {
+          await stream.end();
+          for (const [index, value] of stream.results) md5s.set(index, value);
+        },
+      },
+      onRestart: () => undefined,
+      onBytes: () => undefined,
+      directWrites: direct,
+    }).catch((caught: unknown) => caught)) as NodeJS.ErrnoException;
+    expect(error.code).toBe('ENOSPC');
+    const kept = fs.readFileSync(partPath);
+    expect(kept.length).toBeGreaterThan(0);
+    expect(kept.length).toBeLessThanOrEqual(6 * MiB);
+    expect(kept.equals(data.subarray(0, kept.length))).toBe(true);
+    // Part 1 (5 MiB) may be whole on disk; part 2 cannot be, and no md5 says otherwise.
+    expect([...md5s.keys()].every((index) => index === 1)).toBe(true);
+    if (md5s.has(1)) expect(md5s.get(1)).toBe(expectedMd5s.get(1));
+    fs.rmSync(partPath);
   });
 });
 

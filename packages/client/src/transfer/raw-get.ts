@@ -1,7 +1,7 @@
-import fs from 'node:fs';
 import net from 'node:net';
-import { MD5_SLOT_BYTES, type Md5Slot, returnMd5Slot, takeMd5Slot } from '@panx/md5';
+import { holdMd5Slot, type Md5Slot, returnMd5Slot } from '@panx/md5';
 import type { Md5Stream } from './md5.js';
+import { openPartFile, type PartFileWriter } from './part-file-writer.js';
 import { TransferError } from './progress.js';
 
 /**
@@ -11,20 +11,19 @@ import { TransferError } from './progress.js';
  * copied for the md5 worker: about 0.5 s of one core per GiB (a CPU profile of `px download`:
  * 0.23 s in the parser, 0.31 s copying), on a path where the writes alone cost as much as curl's.
  * Only for `http:` URLs and responses with a Content-Length (Panx's downloads); anything else
- * answers `RawGetUnsupported` and goes through node:http.
+ * answers `RawGetUnsupported` and goes through node:http. How the bytes reach the file (through the
+ * page cache, or around it once that is slow) is part-file-writer.ts's business.
  */
 
 /** The response head must fit in this many bytes. */
 const MAX_HEAD_BYTES = 64 * 1024;
 /**
- * The most one read takes. Bytes read into the slot are written to the file at once, while they are
- * still in this core's cache; a read of several MiB (the socket's backlog, once the reader is behind)
- * is out of the cache by the time it is written, which makes the reader slower still: 1 GiB measured
+ * The most one read takes. Bytes read into the slot are passed on to the file at once, while they
+ * are still in this core's cache; a read of several MiB (the socket's backlog, once the reader is
+ * behind) is out of the cache by then, which makes the reader slower still: 1 GiB measured
  * 1.06–3.05 s uncapped (bimodal), 1.14–1.20 s with reads of at most 256 KiB, 1.26–1.38 s at 64 KiB.
  */
 const READ_MAX_BYTES = 256 * 1024;
-/** Without md5s to check, bytes go through one reused buffer of this size. */
-const PLAIN_BUFFER_BYTES = READ_MAX_BYTES;
 const HEAD_END = Buffer.from('\r\n\r\n');
 /** Of an error response's body, this much is kept for its message. */
 const ERROR_TEXT_BYTES = 16 * 1024;
@@ -49,6 +48,8 @@ export interface RawGetTarget {
   onBytes: (bytes: number) => void;
   onBytesWritten?: (bytes: number) => void;
   signal?: AbortSignal;
+  /** O_DIRECT (true), the page cache (false), or unset: part-file-writer.ts decides as it writes. */
+  directWrites?: boolean;
 }
 
 interface Head {
@@ -94,9 +95,9 @@ function requestText(target: URL, headers: Record<string, string>): string {
 }
 
 /**
- * GETs from `have` to the end into the `.part` file, writing each read at once (synchronously) and
- * handing it to the md5 stream without a copy; answers the `.part` file's new length. A connection
- * that ends early answers what was written, as node:http's path does, so that the caller resumes.
+ * GETs from `have` to the end into the `.part` file, passing each read to the file's writer at once
+ * and to the md5 stream without a copy; answers the `.part` file's new length. A connection that
+ * ends early answers what was written, as node:http's path does, so that the caller resumes.
  */
 export function rawGetInto(target: RawGetTarget): Promise<number> {
   const url = new URL(target.url);
@@ -112,73 +113,82 @@ export function rawGetInto(target: RawGetTarget): Promise<number> {
     let phase: 'head' | 'body' | 'failed' = 'head';
     /** An error status, its body's bytes (the first ERROR_TEXT_BYTES) and whether they are chunked. */
     let failure: { status: number; body: Buffer[]; bytes: number; chunked: boolean } | undefined;
-    let fd: number | undefined;
+    let file: PartFileWriter | undefined;
     let position = target.have;
     let end = 0;
     let hashing: Md5Stream | undefined;
-    let plain: Buffer | undefined;
-    let slot: Md5Slot | undefined;
-    let slotUsed = 0;
+    /** The region of the file's slot that the socket reads into next. */
+    let region: { slot: Md5Slot; offset: number } | undefined;
     let settled = false;
-
-    const letSlotGo = () => {
-      if (!slot) return;
-      if (hashing) hashing.feedSlot(slot, slotUsed, 0, true);
-      else returnMd5Slot(slot);
-      slot = undefined;
-    };
     const settle = (error: Error | undefined) => {
       if (settled) return;
       settled = true;
       socket.destroy();
-      letSlotGo();
-      if (fd !== undefined) fs.closeSync(fd);
       target.signal?.removeEventListener('abort', onAbort);
+      // Everything received is written before the length is answered (an early end resumes from it).
+      const written = file ? file.finish() : Promise.resolve(position);
       const ended = hashing && target.checker ? target.checker.endStream(hashing) : Promise.resolve();
-      ended.then(
-        () => (error ? reject(error) : resolve(position)),
-        (hashError: unknown) => reject(error ?? hashError),
+      Promise.all([written, ended]).then(
+        ([length]) => (error ? reject(error) : resolve(length)),
+        (laterError: unknown) => reject(error ?? laterError),
       );
     };
     const onAbort = () => settle(target.signal?.reason instanceof Error ? target.signal.reason : new Error('the download was aborted'));
 
-    /** Where the next read goes: the head buffer, then a region of one md5 slot that stays within one part. */
+    /** The most the next body bytes may be: to the file's end, and within the part being hashed. */
+    const bodyRoom = () => Math.min(READ_MAX_BYTES, end - position, hashing ? hashing.bytesLeftInPart() : Number.POSITIVE_INFINITY);
+
+    /** Where the next read goes: the head buffer, then a region of the file's md5 slot that stays within one part. */
     const nextBuffer = (): Uint8Array => {
-      if (phase !== 'body') return head.subarray(headUsed);
-      if (!hashing) {
-        plain ??= Buffer.allocUnsafe(PLAIN_BUFFER_BYTES);
-        return plain.subarray(0, Math.max(1, Math.min(PLAIN_BUFFER_BYTES, end - position)));
+      // Node asks for a buffer after every read, even the one that settled: the file is closed by then.
+      if (settled) return head;
+      if (phase !== 'body' || !file) return head.subarray(headUsed);
+      try {
+        const next = file.region(bodyRoom());
+        region = next;
+        return next.bytes;
+      } catch (error) {
+        // Node calls this from its read callback, where a throw would be uncaught: end the GET instead.
+        settle(error as Error);
+        return head;
       }
-      if (!slot) {
-        slot = takeMd5Slot();
-        slotUsed = 0;
-      }
-      const room = Math.min(MD5_SLOT_BYTES - slotUsed, hashing.bytesLeftInPart(), end - position, READ_MAX_BYTES);
-      return slot.bytes.subarray(slotUsed, slotUsed + Math.max(1, room));
     };
 
-    const writeAll = (bytes: Uint8Array) => {
-      for (let done = 0; done < bytes.length; ) done += fs.writeSync(fd as number, bytes, done, bytes.length - done);
+    /**
+     * `length` bytes filled in `slot` from `offset`: committed to the file, then hashed in place. Only
+     * committed bytes are hashed, so that no md5 vouches for bytes a failed write left out; the md5
+     * stream's hold is taken first, as a commit may hand the slot back.
+     */
+    const take = (slot: Md5Slot, offset: number, length: number) => {
+      if (hashing) holdMd5Slot(slot);
+      try {
+        (file as PartFileWriter).commit(length);
+      } catch (error) {
+        if (hashing) returnMd5Slot(slot);
+        throw error;
+      }
+      hashing?.feedSlot(slot, offset, length, true);
+      position += length;
+      target.onBytes(length);
     };
 
-    /** The body's bytes in `bytes` (a region from `nextBuffer`, or what came with the head): written, counted, hashed. */
-    const onBody = (bytes: Uint8Array, inSlot: boolean) => {
+    /** `length` bytes read into the region from `nextBuffer`. */
+    const onRead = (length: number) => {
+      if (position + length > end) throw new TransferError(`the server sent more than the ${target.size} bytes the file has`);
+      const { slot, offset } = region as { slot: Md5Slot; offset: number };
+      take(slot, offset, length);
+    };
+
+    /** Body bytes that came with the head: copied into the file's slots as reads would have filled them. */
+    const onBodyCopy = (bytes: Uint8Array) => {
       if (position + bytes.length > end) throw new TransferError(`the server sent more than the ${target.size} bytes the file has`);
-      writeAll(bytes);
-      position += bytes.length;
-      target.onBytes(bytes.length);
-      target.onBytesWritten?.(bytes.length);
-      if (!hashing) return;
-      if (!inSlot) {
-        hashing.feed([Buffer.from(bytes)]);
-        return;
+      for (let done = 0; done < bytes.length; ) {
+        const { slot, offset, bytes: room } = (file as PartFileWriter).region(Math.min(bytes.length - done, bodyRoom()));
+        const length = Math.min(room.length, bytes.length - done);
+        room.set(bytes.subarray(done, done + length));
+        take(slot, offset, length);
+        done += length;
       }
-      const current = slot as Md5Slot;
-      const partEnds = bytes.length === hashing.bytesLeftInPart();
-      slotUsed += bytes.length;
-      const release = partEnds || slotUsed === MD5_SLOT_BYTES || position === end;
-      hashing.feedSlot(current, slotUsed - bytes.length, bytes.length, release);
-      if (release) slot = undefined;
     };
 
     const onHead = () => {
@@ -211,10 +221,15 @@ export function rawGetInto(target: RawGetTarget): Promise<number> {
       position = start;
       end = start + length;
       if (end > target.size) throw new TransferError(`the server sent more than the ${target.size} bytes the file has`);
-      fd = fs.openSync(target.partPath, start > 0 ? 'a' : 'w');
+      file = openPartFile(target.partPath, {
+        start,
+        expected: length,
+        onWritten: target.onBytesWritten,
+        direct: target.directWrites,
+      });
       hashing = target.checker?.stream(start);
       phase = 'body';
-      if (rest.length) onBody(rest, false);
+      if (rest.length) onBodyCopy(rest);
       if (position === end) settle(undefined);
     };
 
@@ -235,8 +250,15 @@ export function rawGetInto(target: RawGetTarget): Promise<number> {
                 failure.bytes += bytes;
               }
             } else {
-              onBody(buffer.subarray(0, bytes), !!hashing);
+              onRead(bytes);
               if (position === end) settle(undefined);
+              else if (file && !file.canTakeMore()) {
+                // The disk is behind: stop reading (the kernel's window then slows the server) until a write is done.
+                file.whenReady(() => {
+                  if (!settled) socket.resume();
+                });
+                return false;
+              }
             }
           } catch (error) {
             settle(error as Error);
