@@ -110,6 +110,7 @@ describe.each(BACKENDS)('findDataObjects, describeDataObjects and resolveDataObj
   it('filters by created and modified ranges, and by id', async () => {
     expect(await find({ created: { after: beforeBeta, before: afterBeta }, visibility: 'either' })).toEqual(these('beta'));
     expect(await find({ created: { before: beforeBeta } })).toEqual(these('alpha', 'Alpha'));
+    await sleep(5); // `after` includes its own millisecond: nothing else may have been modified in it
     const touched = Date.now();
     await sleep(5);
     await t.admin.call('record-xxxx/addTags', ids.alpha as string, { tags: ['touched'] });

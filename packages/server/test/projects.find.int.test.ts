@@ -27,6 +27,8 @@ describe.each(BACKENDS)('system/findProjects and system/describeProjects on $nam
     for (const name of ['alpha-wgs', 'alpha-rna', 'beta-wgs']) {
       ids[name] = (await alice.client.call('project/new', { name })).id;
     }
+    // `after` and `before` include their own millisecond: keep `between` clear of both sides' creation times.
+    await new Promise((resolve) => setTimeout(resolve, 20));
     between = Date.now();
     await new Promise((resolve) => setTimeout(resolve, 20));
     ids['gamma-org'] = (await alice.client.call('project/new', { name: 'gamma-org', billTo: org })).id;
