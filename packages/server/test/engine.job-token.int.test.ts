@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_BASH, logOf, newApplet, waitForJob } from './engine-helpers.js';
 import { expectApiError, startTestPlatform, type TestPlatform } from './harness.js';
 
-const PROBE = String.raw`${API_BASH}
+const PROBE = `${API_BASH}
 # The error type of a call (or "ok").
 try() {
   local out

@@ -109,7 +109,7 @@ export function registerStaticRoutes(
   app.get<{ Params: { '*': string } }>('/error/*', async (request, reply) => {
     const errorDir = webDir ? path.join(webDir, 'error') : undefined;
     const wanted = errorDir ? path.resolve(errorDir, `.${path.posix.normalize(`/${request.params['*']}`)}`) : undefined;
-    if (!errorDir || !wanted || !wanted.startsWith(`${errorDir}${path.sep}`) || !fs.existsSync(wanted) || !fs.statSync(wanted).isFile()) {
+    if (!errorDir || !wanted?.startsWith(`${errorDir}${path.sep}`) || !fs.existsSync(wanted) || !fs.statSync(wanted).isFile()) {
       return reply.code(404).type('text/plain').send('Not found');
     }
     return sendWebFile(reply, wanted, options.publicUrl, options.downloadOrigin);
