@@ -44,6 +44,8 @@ type EngineOptions = z.input<typeof configSchema.shape.engine>;
 export interface TestPlatformOptions {
   /** A built web app (packages/web/dist) to serve under /panx, for the browser tests. */
   webDir?: string;
+  /** Where the platform keeps its database and blobs (a mount of the test's own); a new temporary folder by default. */
+  dataDir?: string;
   /** Runtime configuration of the web app (`ui` of the server config), merged by system/getUIConfig. */
   ui?: Record<string, unknown>;
   /** Execution engine settings (executor capacity, scheduler period, ...). */
@@ -56,7 +58,7 @@ export async function startTestPlatform(
   backend: Backend = { name: 'sqlite+local', db: 'sqlite', blobs: 'local' },
   options: TestPlatformOptions = {},
 ): Promise<TestPlatform> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'panx-test-'));
+  const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'panx-test-'));
   let databaseUrl: string | undefined;
   let dbName: string | undefined;
   if (backend.db === 'postgres') {
@@ -142,7 +144,7 @@ export async function startTestPlatform(
         await pgAdmin.query(`drop database if exists ${dbName} with (force)`);
         await pgAdmin.end();
       }
-      fs.rmSync(dataDir, { recursive: true, force: true });
+      if (!options.dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

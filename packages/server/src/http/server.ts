@@ -46,6 +46,15 @@ export function createHttpServer(log: Logger, bodyLimit: number): FastifyInstanc
       const type = (error as FastifyError).code === 'FST_ERR_CTP_INVALID_JSON_BODY' ? 'MalformedJSON' : 'InvalidInput';
       return reply.code(status === 400 ? 400 : 422).send({ error: { type, message: error.message } });
     }
+    if (isStorageFull(error)) {
+      // Not the client's fault and not for ever: clients retry 503s, and nothing was stored (a part
+      // is answered only once it is on disk; a close that fails is retried).
+      request.log.error({ err: error }, 'storage full');
+      return reply
+        .code(503)
+        .header('retry-after', '60')
+        .send({ error: { type: 'ServiceUnavailable', message: "The server's storage is full: try again once space is freed" } });
+    }
     request.log.error({ err: error }, 'internal error');
     return reply.code(500).send({ error: { type: 'InternalError', message: 'An internal error occurred; it has been logged' } });
   });
@@ -54,6 +63,12 @@ export function createHttpServer(log: Logger, bodyLimit: number): FastifyInstanc
     reply.code(404).send({ error: { type: 'ResourceNotFound', message: `No route ${request.method} ${request.url.split('?')[0]}` } }),
   );
   return app;
+}
+
+/** A write refused for want of space: the disk (ENOSPC), a quota (EDQUOT) or SQLite's file (SQLITE_FULL). */
+export function isStorageFull(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return code === 'ENOSPC' || code === 'EDQUOT' || code === 'SQLITE_FULL';
 }
 
 /** /api-docs (OpenAPI from the contract), /deployManifest.json and /asset/{config}/config.json for the web app, and the web build under /panx. */

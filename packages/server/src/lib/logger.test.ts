@@ -1,0 +1,75 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import pino from 'pino';
+import { describe, expect, it } from 'vitest';
+import { mountSmall } from '../../../../test-support/mounts.js';
+import { createLogger } from './logger.js';
+
+const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
+
+describe('the server log', () => {
+  it('keeps the process alive when every write fails (/dev/full: ENOSPC)', async () => {
+    const destination = pino.destination({ dest: '/dev/full', sync: false });
+    const log = createLogger('info', destination);
+    for (let i = 0; i < 200; i++) {
+      log.info({ i }, 'a line the disk cannot take');
+      if (i % 50 === 0) await settle();
+    }
+    await settle();
+    // An unhandled 'error' event would have thrown out of the destination's write callback and failed
+    // this test file; reaching here with the logger still usable is the point.
+    expect(() => log.warn('still logging')).not.toThrow();
+    // pino's own listener lets go after the first failure; without one of ours, the next is thrown.
+    expect(destination.listenerCount('error')).toBeGreaterThan(0);
+    destination.destroy();
+  });
+
+  const small = mountSmall(1);
+  it.runIf(small)('says how many writes failed once the disk has room again, and goes on logging', async () => {
+    if (!small) return;
+    try {
+      const file = path.join(small.dir, 'panx.log');
+      const filler = path.join(small.dir, 'filler');
+      const destination = pino.destination({ dest: file, sync: false, mkdir: true });
+      await new Promise((resolve) => destination.once('ready', resolve));
+      const log = createLogger('info', destination);
+      // Fill the file system to the last byte, so that the log's next write fails.
+      const fd = fs.openSync(filler, 'w');
+      const block = Buffer.alloc(64 * 1024, 1);
+      try {
+        for (;;) fs.writeSync(fd, block);
+      } catch (error) {
+        expect((error as NodeJS.ErrnoException).code).toBe('ENOSPC');
+      }
+      try {
+        for (;;) fs.writeSync(fd, block, 0, 1);
+      } catch {
+        // full to the byte
+      }
+      fs.closeSync(fd);
+      log.info('lost or held: the disk is full');
+      await settle();
+      log.info('this one too');
+      await settle();
+      fs.rmSync(filler);
+      log.info('written once there is room');
+      await settle();
+      destination.flushSync();
+      await new Promise((resolve) => {
+        destination.once('close', resolve);
+        destination.end();
+      });
+      const lines = fs
+        .readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { msg: string; failedWrites?: number; code?: string });
+      const report = lines.find((line) => line.failedWrites !== undefined);
+      expect(report).toMatchObject({ code: 'ENOSPC', msg: expect.stringContaining('could not be written') });
+      expect(report?.failedWrites).toBeGreaterThanOrEqual(1);
+      expect(lines.map((line) => line.msg)).toContain('written once there is room');
+    } finally {
+      small.unmount();
+    }
+  });
+});

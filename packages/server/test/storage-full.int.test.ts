@@ -1,0 +1,69 @@
+/**
+ * A full disk under the data directory (a small tmpfs of the test's own): part uploads are answered
+ * 503 ServiceUnavailable (clients retry), nothing half-written is kept, and once there is room the
+ * same upload goes through and the file reads back whole.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { mountSmall } from '../../../test-support/mounts.js';
+import { downloadBytes, expectPutError, expectPutOk, MiB, putPart, random, waitForState } from './data-helpers.js';
+import { startTestPlatform } from './harness.js';
+
+/** Fills the file system under `dir` to the last byte with one file, and answers its path. */
+function fill(dir: string): string {
+  const filler = path.join(dir, 'filler');
+  const fd = fs.openSync(filler, 'w');
+  try {
+    for (const size of [MiB, 4096, 1]) {
+      const block = Buffer.alloc(size, 7);
+      try {
+        for (;;) fs.writeSync(fd, block);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
+      }
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+  return filler;
+}
+
+/** Files under `dir` (recursively), but the filler. */
+function filesUnder(dir: string): string[] {
+  return fs
+    .readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() && entry.name !== 'filler')
+    .map((entry) => path.relative(dir, path.join(entry.parentPath, entry.name)));
+}
+
+describe('a full disk', () => {
+  const small = mountSmall(64);
+  it.runIf(small)('answers part uploads 503 ServiceUnavailable, keeps nothing half-written, and takes the upload once there is room', async () => {
+    if (!small) return;
+    const t = await startTestPlatform(undefined, { dataDir: small.dir });
+    try {
+      const { id: project } = await t.admin.call('project/new', { name: 'full disk' });
+      const { id } = await t.admin.call('file/new', { project, name: 'big.bin' });
+      const parts = [random(6 * MiB), random(3 * MiB)];
+      const before = filesUnder(small.dir);
+      const filler = fill(small.dir);
+
+      const refused = await putPart(t.admin, id, 1, parts[0] as Buffer);
+      expectPutError(refused, 503, 'ServiceUnavailable');
+      expect((refused.body as { error: { message: string } }).error.message).toMatch(/storage is full/);
+      // No part file was left behind, and the part is not shown as received.
+      expect(filesUnder(small.dir).filter((file) => !before.includes(file) && !/panx\.db/.test(file))).toEqual([]);
+      expect((await t.admin.call('file-xxxx/describe', id, { fields: { parts: true } })).parts).toEqual({});
+
+      fs.rmSync(filler);
+      for (const [index, bytes] of parts.entries()) await expectPutOk(await putPart(t.admin, id, index + 1, bytes), bytes);
+      await t.admin.call('file-xxxx/close', id, {});
+      await waitForState(t.admin, id, 'closed');
+      expect((await downloadBytes(t.admin, id, project)).equals(Buffer.concat(parts))).toBe(true);
+    } finally {
+      await t.close();
+      small.unmount();
+    }
+  });
+});
