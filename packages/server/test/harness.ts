@@ -46,6 +46,8 @@ export interface TestPlatformOptions {
   webDir?: string;
   /** Where the platform keeps its database and blobs (a mount of the test's own); a new temporary folder by default. */
   dataDir?: string;
+  /** Where the local blob store keeps the bytes; `<dataDir>/blobs` by default. */
+  blobDir?: string;
   /** Runtime configuration of the web app (`ui` of the server config), merged by system/getUIConfig. */
   ui?: Record<string, unknown>;
   /** Execution engine settings (executor capacity, scheduler period, ...). */
@@ -99,6 +101,7 @@ export async function startTestPlatform(
         validateResponses: true,
         logLevel: 'silent',
         ...(options.webDir ? { webDir: options.webDir } : {}),
+        ...(options.blobDir ? { blobDir: options.blobDir } : {}),
         ...(options.ui ? { ui: options.ui } : {}),
         ...(options.engine ? { engine: configSchema.shape.engine.parse(options.engine) } : {}),
       },

@@ -66,4 +66,51 @@ describe('a full disk', () => {
       small.unmount();
     }
   });
+
+  const small2 = mountSmall(64);
+  it.runIf(small2)('leaves a close that did not fit closing, and the recovery sweep finishes it once there is room', async () => {
+    if (!small2) return;
+    // Only the blobs on the small disk: the database takes the state change, the manifest does not fit.
+    const t = await startTestPlatform(undefined, { blobDir: small2.dir });
+    try {
+      const { id: project } = await t.admin.call('project/new', { name: 'full disk' });
+      const { id } = await t.admin.call('file/new', { project, name: 'two-parts.bin' });
+      const parts = [random(6 * MiB), random(2 * MiB)];
+      for (const [index, bytes] of parts.entries()) await expectPutOk(await putPart(t.admin, id, index + 1, bytes), bytes);
+      const filler = fill(small2.dir);
+      // Closing writes a manifest of the parts next to them: it cannot, so the file stays closing.
+      expect(await t.admin.call('file-xxxx/close', id, {})).toEqual({ id, state: 'closing' });
+      expect((await t.admin.call('file-xxxx/describe', id, { fields: { state: true } })).state).toBe('closing');
+      fs.rmSync(filler);
+      // The sweep that runs every minute, run now.
+      await t.platform.services.files.recover(Date.now());
+      await waitForState(t.admin, id, 'closed');
+      expect((await downloadBytes(t.admin, id, project)).equals(Buffer.concat(parts))).toBe(true);
+    } finally {
+      await t.close();
+      small2.unmount();
+    }
+  });
+
+  const small3 = mountSmall(64);
+  it.runIf(small3)('answers 503 ServiceUnavailable when the database cannot grow, and works again once it can', async () => {
+    if (!small3) return;
+    const t = await startTestPlatform(undefined, { dataDir: small3.dir });
+    try {
+      const { id: project } = await t.admin.call('project/new', { name: 'full database' });
+      const filler = fill(small3.dir);
+      // Enough new records to need new pages of the database, whatever room its last page had.
+      const records = async () => {
+        for (let i = 0; i < 50; i++) await t.admin.call('record/new', { project, name: `r${i}`, details: { padding: 'x'.repeat(8000) } });
+      };
+      await expect(records()).rejects.toMatchObject({ type: 'ServiceUnavailable', status: 503 });
+      fs.rmSync(filler);
+      await records();
+      const found = await t.admin.call('system/findDataObjects', { scope: { project }, class: 'record', limit: 1000 });
+      expect(found.results.length).toBeGreaterThanOrEqual(50);
+    } finally {
+      await t.close();
+      small3.unmount();
+    }
+  });
 });

@@ -98,4 +98,25 @@ describe('cachingStatements', () => {
     expect(await query().execute()).toEqual([{ id: 1 }, { id: 2 }, { id: 3 }]);
     expect(prepared.length).toBe(before + 1);
   });
+
+  it('lets the error that ended a transaction through when SQLite rolled it back itself (a full database)', async () => {
+    const raw = new SqliteDatabase(':memory:');
+    open.push(raw);
+    const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: cachingStatements(raw) }) });
+    await sql`create table items (id integer primary key, name text not null)`.execute(db);
+    // A database that may not grow: the next pages cannot be had, as on a full disk.
+    raw.pragma(`max_page_count = ${raw.pragma('page_count', { simple: true })}`);
+    const filling = db.transaction().execute(async (tx) => {
+      for (let i = 1; i <= 10_000; i++) {
+        await tx
+          .insertInto('items')
+          .values({ id: i, name: 'x'.repeat(2000) })
+          .execute();
+      }
+    });
+    await expect(filling).rejects.toMatchObject({ code: 'SQLITE_FULL' });
+    expect(raw.inTransaction).toBe(false);
+    // The connection is usable again, and nothing of the failed transaction was kept.
+    expect(await db.selectFrom('items').selectAll().execute()).toEqual([]);
+  });
 });

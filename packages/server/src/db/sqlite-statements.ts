@@ -4,7 +4,12 @@ import type { SqliteDatabase, SqliteStatement } from 'kysely';
 interface PreparingDatabase {
   prepare(sql: string): SqliteStatement;
   close(): void;
+  /** Whether a transaction is open (better-sqlite3's `inTransaction`). */
+  readonly inTransaction?: boolean;
 }
+
+/** What a statement that did nothing answers. */
+const NOTHING_RUN = { changes: 0, lastInsertRowid: 0 } as const;
 
 /**
  * Kysely's SQLite driver prepares every query anew; compiling the SQL costs about as much as running
@@ -21,6 +26,18 @@ export function cachingStatements(database: PreparingDatabase, size = 500): Sqli
       database.close();
     },
     prepare(sql: string): SqliteStatement {
+      if (sql === 'rollback') {
+        // Some failures (SQLITE_FULL, SQLITE_IOERR, ...) roll the transaction back themselves; Kysely's
+        // ROLLBACK then failed with "no transaction is active", and that error replaced the one that
+        // said what went wrong (a full disk answered as an internal error).
+        const rollback = database.prepare(sql);
+        return {
+          reader: false,
+          all: (parameters) => rollback.all(parameters),
+          run: (parameters) => (database.inTransaction === false ? NOTHING_RUN : rollback.run(parameters)),
+          iterate: (parameters) => rollback.iterate(parameters),
+        };
+      }
       let statement = cache.get(sql);
       if (statement) {
         // Most recently used last: the first entry is the one to evict.
