@@ -65,10 +65,13 @@ export function createHttpServer(log: Logger, bodyLimit: number): FastifyInstanc
   return app;
 }
 
-/** A write refused for want of space: the disk (ENOSPC), a quota (EDQUOT) or SQLite's file (SQLITE_FULL). */
+/**
+ * A write refused for want of space: the disk (ENOSPC), a quota (EDQUOT), SQLite's file (SQLITE_FULL)
+ * or PostgreSQL's disk (SQLSTATE 53100, disk_full).
+ */
 export function isStorageFull(error: unknown): boolean {
   const code = (error as { code?: unknown } | undefined)?.code;
-  return code === 'ENOSPC' || code === 'EDQUOT' || code === 'SQLITE_FULL';
+  return code === 'ENOSPC' || code === 'EDQUOT' || code === 'SQLITE_FULL' || code === '53100';
 }
 
 /** /api-docs (OpenAPI from the contract), /deployManifest.json and /asset/{config}/config.json for the web app, and the web build under /panx. */
