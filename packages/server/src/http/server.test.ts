@@ -5,6 +5,7 @@ import { createHttpServer, isStorageFull } from './server.js';
 describe('the HTTP error handler', () => {
   it('knows a full disk, quota or database by its code', () => {
     for (const code of ['ENOSPC', 'EDQUOT', 'SQLITE_FULL', '53100']) expect(isStorageFull(Object.assign(new Error('full'), { code }))).toBe(true);
+    expect(isStorageFull(new Error('writing the part failed', { cause: Object.assign(new Error('full'), { code: 'ENOSPC' }) }))).toBe(true);
     for (const error of [new Error('other'), Object.assign(new Error('io'), { code: 'EIO' }), undefined, 'ENOSPC']) expect(isStorageFull(error)).toBe(false);
   });
 

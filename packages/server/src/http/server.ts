@@ -70,8 +70,12 @@ export function createHttpServer(log: Logger, bodyLimit: number): FastifyInstanc
  * or PostgreSQL's disk (SQLSTATE 53100, disk_full).
  */
 export function isStorageFull(error: unknown): boolean {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  return code === 'ENOSPC' || code === 'EDQUOT' || code === 'SQLITE_FULL' || code === '53100';
+  // Also when a library wrapped the system's error in one of its own (as `cause`).
+  for (let cause = error, depth = 0; typeof cause === 'object' && cause !== null && depth < 5; cause = (cause as { cause?: unknown }).cause, depth++) {
+    const code = (cause as { code?: unknown }).code;
+    if (code === 'ENOSPC' || code === 'EDQUOT' || code === 'SQLITE_FULL' || code === '53100') return true;
+  }
+  return false;
 }
 
 /** /api-docs (OpenAPI from the contract), /deployManifest.json and /asset/{config}/config.json for the web app, and the web build under /panx. */

@@ -1,8 +1,11 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { mountSmall } from '../../../../test-support/mounts.js';
+import { canMount, mountSmall } from '../../../../test-support/mounts.js';
+import { ensureServerBuilt, ROOT } from '../../test/built-server.js';
 import { createLogger } from './logger.js';
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
@@ -18,15 +21,36 @@ describe('the server log', () => {
     await settle();
     // An unhandled 'error' event would have thrown out of the destination's write callback and failed
     // this test file; reaching here with the logger still usable is the point.
-    expect(() => log.warn('still logging')).not.toThrow();
-    // pino's own listener lets go after the first failure; without one of ours, the next is thrown.
-    expect(destination.listenerCount('error')).toBeGreaterThan(0);
-    destination.destroy();
+    try {
+      expect(() => log.warn('still logging')).not.toThrow();
+      // pino's own listener lets go after the first failure; without one of ours, the next is thrown.
+      expect(destination.listenerCount('error')).toBeGreaterThan(0);
+    } finally {
+      destination.destroy();
+    }
   });
 
-  const small = mountSmall(1);
-  it.runIf(small)('says how many writes failed once the disk has room again, and goes on logging', async () => {
-    if (!small) return;
+  it('lets the process exit while the log cannot be written (stdout on /dev/full)', () => {
+    ensureServerBuilt();
+    const logger = pathToFileURL(path.join(ROOT, 'packages/server/dist/lib/logger.js')).href;
+    const script = `
+      const { createLogger } = await import(${JSON.stringify(logger)});
+      const log = createLogger('info');
+      for (let i = 0; i < 1000; i++) log.info({ i }, 'x'.repeat(100));
+      setTimeout(() => { log.info('the last line'); process.exit(0); }, 200);`;
+    const stdout = fs.openSync('/dev/full', 'w');
+    try {
+      const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', stdout, 'pipe'], timeout: 15_000 });
+      // Killed by the timeout (a flush retrying for ever) shows as no status and SIGTERM.
+      expect({ status: child.status, signal: child.signal, stderr: child.stderr.toString() }).toEqual({ status: 0, signal: null, stderr: '' });
+    } finally {
+      fs.closeSync(stdout);
+    }
+  });
+
+  it.runIf(canMount)('says how many writes failed once the disk has room again, and goes on logging', async () => {
+    const small = mountSmall(1);
+    if (!small) throw new Error('mounting a tmpfs failed');
     try {
       const file = path.join(small.dir, 'panx.log');
       const filler = path.join(small.dir, 'filler');
