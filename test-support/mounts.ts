@@ -19,15 +19,22 @@ function mount(type: string, options: string[]): Mounted | undefined {
     fs.rmdirSync(dir);
     return undefined;
   }
-  return {
-    dir,
-    unmount: () => {
-      // A file a failed test left open keeps the mount busy: detach it anyway (lazy), so no mount outlives the test.
-      if (spawnSync('umount', [dir], { stdio: 'ignore' }).status !== 0) spawnSync('umount', ['-l', dir], { stdio: 'ignore' });
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
+  let mounted = true;
+  const unmount = () => {
+    if (!mounted) return;
+    mounted = false;
+    process.removeListener('exit', unmount);
+    // A file a failed test left open keeps the mount busy: detach it anyway (lazy), so no mount outlives the test.
+    if (spawnSync('umount', [dir], { stdio: 'ignore' }).status !== 0) spawnSync('umount', ['-l', dir], { stdio: 'ignore' });
+    fs.rmSync(dir, { recursive: true, force: true });
   };
+  // Also when the test that mounted it never ran to its unmount (filtered out, or failed before it).
+  process.once('exit', unmount);
+  return { dir, unmount };
 }
+
+/** Whether this process may mount file systems (root): the tests that need a mount run only then. */
+export const canMount: boolean = process.getuid?.() === 0;
 
 /**
  * A folder on ramfs, a file system that refuses O_DIRECT with EINVAL (as some network file systems

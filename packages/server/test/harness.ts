@@ -61,66 +61,82 @@ export async function startTestPlatform(
   options: TestPlatformOptions = {},
 ): Promise<TestPlatform> {
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'panx-test-'));
-  let databaseUrl: string | undefined;
-  let dbName: string | undefined;
-  if (backend.db === 'postgres') {
-    dbName = `panx_test_${randomBytes(6).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
-    await admin.connect();
-    await admin.query(`create database ${dbName}`);
-    await admin.end();
-    databaseUrl = PG_ADMIN_URL.replace(/\/[^/]*$/, `/${dbName}`);
-  }
-  const s3 =
-    backend.blobs === 's3'
-      ? {
-          endpoint: await startMoto(),
-          bucket: `panx-${randomBytes(6).toString('hex')}`,
-          region: 'us-east-1',
-          prefix: '',
-          accessKeyId: 'test',
-          secretAccessKey: 'test',
-          forcePathStyle: true,
-          downloadMode: 'presigned' as const,
-        }
-      : undefined;
   const adminToken = `admin-${randomBytes(16).toString('hex')}`;
-  const logger = () => (options.log ? createLogger(options.log.level, options.log.stream) : pino({ level: 'silent' }));
-  const configFor = (port: number) =>
-    loadConfig(
-      {},
-      {
-        port,
-        host: '127.0.0.1',
-        publicUrl: `http://127.0.0.1:${port}`,
-        dataDir,
-        databaseUrl,
-        s3,
-        admin: { username: 'admin', email: 'admin@example.org', password: 'admin-password', token: adminToken },
-        createDemoProject: false,
-        validateResponses: true,
-        logLevel: 'silent',
-        ...(options.webDir ? { webDir: options.webDir } : {}),
-        ...(options.blobDir ? { blobDir: options.blobDir } : {}),
-        ...(options.ui ? { ui: options.ui } : {}),
-        ...(options.engine ? { engine: configSchema.shape.engine.parse(options.engine) } : {}),
-      },
-    );
-  // The port is part of the configuration (download URLs carry it), so it is chosen before the platform
-  // starts; if another process takes it first, the platform starts again on another (bootstrap is idempotent).
+  let dbName: string | undefined;
+  /** What `close` removes, and a start that failed half-way too. */
+  const cleanUp = async () => {
+    killJobsUnder(dataDir);
+    if (dbName) {
+      const pgAdmin = new pg.Client({ connectionString: PG_ADMIN_URL });
+      await pgAdmin.connect();
+      await pgAdmin.query(`drop database if exists ${dbName} with (force)`);
+      await pgAdmin.end();
+    }
+    if (!options.dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+  };
   let platform: Platform | undefined;
   let port = 0;
-  for (let attempt = 1; !platform; attempt++) {
-    port = await freePort();
-    const candidate = await createPlatform(configFor(port), logger());
-    await bootstrap(candidate);
-    try {
-      await candidate.http.listen({ port, host: '127.0.0.1' });
-      platform = candidate;
-    } catch (error) {
-      await candidate.close();
-      if (!isAddressInUse(error) || attempt === 3) throw error;
+  try {
+    let databaseUrl: string | undefined;
+    if (backend.db === 'postgres') {
+      dbName = `panx_test_${randomBytes(6).toString('hex')}`;
+      const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+      await admin.connect();
+      await admin.query(`create database ${dbName}`);
+      await admin.end();
+      databaseUrl = PG_ADMIN_URL.replace(/\/[^/]*$/, `/${dbName}`);
     }
+    const s3 =
+      backend.blobs === 's3'
+        ? {
+            endpoint: await startMoto(),
+            bucket: `panx-${randomBytes(6).toString('hex')}`,
+            region: 'us-east-1',
+            prefix: '',
+            accessKeyId: 'test',
+            secretAccessKey: 'test',
+            forcePathStyle: true,
+            downloadMode: 'presigned' as const,
+          }
+        : undefined;
+    const log = options.log ? createLogger(options.log.level, options.log.stream) : pino({ level: 'silent' });
+    const configFor = (port: number) =>
+      loadConfig(
+        {},
+        {
+          port,
+          host: '127.0.0.1',
+          publicUrl: `http://127.0.0.1:${port}`,
+          dataDir,
+          databaseUrl,
+          s3,
+          admin: { username: 'admin', email: 'admin@example.org', password: 'admin-password', token: adminToken },
+          createDemoProject: false,
+          validateResponses: true,
+          logLevel: 'silent',
+          ...(options.webDir ? { webDir: options.webDir } : {}),
+          ...(options.blobDir ? { blobDir: options.blobDir } : {}),
+          ...(options.ui ? { ui: options.ui } : {}),
+          ...(options.engine ? { engine: configSchema.shape.engine.parse(options.engine) } : {}),
+        },
+      );
+    // The port is part of the configuration (download URLs carry it), so it is chosen before the platform
+    // starts; if another process takes it first, the platform starts again on another (bootstrap is idempotent).
+    for (let attempt = 1; !platform; attempt++) {
+      port = await freePort();
+      const candidate = await createPlatform(configFor(port), log);
+      try {
+        await bootstrap(candidate);
+        await candidate.http.listen({ port, host: '127.0.0.1' });
+        platform = candidate;
+      } catch (error) {
+        await candidate.close().catch(() => undefined);
+        if (!isAddressInUse(error) || attempt === 3) throw error;
+      }
+    }
+  } catch (error) {
+    await cleanUp().catch(() => undefined);
+    throw error;
   }
   const url = `http://127.0.0.1:${port}`;
   const admin = createClient({ baseUrl: url, token: adminToken, retries: 0 });
@@ -140,14 +156,7 @@ export async function startTestPlatform(
     },
     async close() {
       await platform.close();
-      killJobsUnder(dataDir);
-      if (dbName) {
-        const pgAdmin = new pg.Client({ connectionString: PG_ADMIN_URL });
-        await pgAdmin.connect();
-        await pgAdmin.query(`drop database if exists ${dbName} with (force)`);
-        await pgAdmin.end();
-      }
-      if (!options.dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+      await cleanUp();
     },
   };
 }

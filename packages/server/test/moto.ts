@@ -54,7 +54,8 @@ main(sys.argv[1:])
 export async function startMoto(): Promise<string> {
   if (moto) return moto.endpoint;
   // Another process may take the port between the trial bind and moto's own: moto then exits, and a
-  // new port is tried (answers on the port count only while this moto still runs).
+  // new port is tried. Only an S3 bucket listing counts as moto's answer (another test's server, on a
+  // port taken meanwhile, answers too, and would otherwise be taken for moto).
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
     const child = spawn('python3', ['-c', MOTO_UNTIL_STDIN_CLOSES, '-H', '127.0.0.1', '-p', String(port)], { stdio: ['pipe', 'ignore', 'ignore'] });
@@ -66,14 +67,16 @@ export async function startMoto(): Promise<string> {
     for (let i = 0; i < 100 && !exited; i++) {
       try {
         const response = await fetch(endpoint);
-        if (response.status < 500 && !exited) {
+        const isS3 = response.status === 200 && (await response.text()).includes('<ListAllMyBucketsResult');
+        if (isS3 && !exited) {
           moto = { process: child, endpoint };
           process.once('exit', () => child.kill());
           return endpoint;
         }
       } catch {
-        await new Promise((resolve) => setTimeout(resolve, 100));
+        // not listening yet
       }
+      await new Promise((resolve) => setTimeout(resolve, 100));
     }
     child.kill();
     if (attempt === 3) throw new Error(exited ? 'moto exited on start three times' : 'moto did not start');

@@ -6,9 +6,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { mountSmall } from '../../../test-support/mounts.js';
+import { canMount, type Mounted, mountSmall } from '../../../test-support/mounts.js';
 import { downloadBytes, expectPutError, expectPutOk, MiB, putPart, random, waitForState } from './data-helpers.js';
-import { startTestPlatform } from './harness.js';
+import { startTestPlatform, type TestPlatform, type TestPlatformOptions } from './harness.js';
 
 /** Fills the file system under `dir` to the last byte with one file, and answers its path. */
 function fill(dir: string): string {
@@ -37,12 +37,26 @@ function filesUnder(dir: string): string[] {
     .map((entry) => path.relative(dir, path.join(entry.parentPath, entry.name)));
 }
 
-describe('a full disk', () => {
-  const small = mountSmall(64);
-  it.runIf(small)('answers part uploads 503 ServiceUnavailable, keeps nothing half-written, and takes the upload once there is room', async () => {
-    if (!small) return;
-    const t = await startTestPlatform(undefined, { dataDir: small.dir });
+/** Runs `test` against a platform with a small disk of its own (as its data or its blob folder), then removes both. */
+async function withSmallDisk(place: 'dataDir' | 'blobDir', test: (t: TestPlatform, disk: Mounted) => Promise<void>): Promise<void> {
+  const disk = mountSmall(64);
+  if (!disk) throw new Error('mounting a tmpfs failed');
+  try {
+    const options: TestPlatformOptions = place === 'dataDir' ? { dataDir: disk.dir } : { blobDir: disk.dir };
+    const t = await startTestPlatform(undefined, options);
     try {
+      await test(t, disk);
+    } finally {
+      await t.close();
+    }
+  } finally {
+    disk.unmount();
+  }
+}
+
+describe('a full disk', () => {
+  it.runIf(canMount)('answers part uploads 503 ServiceUnavailable, keeps nothing half-written, and takes the upload once there is room', () =>
+    withSmallDisk('dataDir', async (t, small) => {
       const { id: project } = await t.admin.call('project/new', { name: 'full disk' });
       const { id } = await t.admin.call('file/new', { project, name: 'big.bin' });
       const parts = [random(6 * MiB), random(3 * MiB)];
@@ -61,18 +75,12 @@ describe('a full disk', () => {
       await t.admin.call('file-xxxx/close', id, {});
       await waitForState(t.admin, id, 'closed');
       expect((await downloadBytes(t.admin, id, project)).equals(Buffer.concat(parts))).toBe(true);
-    } finally {
-      await t.close();
-      small.unmount();
-    }
-  });
+    }),
+  );
 
-  const small2 = mountSmall(64);
-  it.runIf(small2)('leaves a close that did not fit closing, and the recovery sweep finishes it once there is room', async () => {
-    if (!small2) return;
-    // Only the blobs on the small disk: the database takes the state change, the manifest does not fit.
-    const t = await startTestPlatform(undefined, { blobDir: small2.dir });
-    try {
+  // Only the blobs on the small disk: the database takes the state change, the manifest does not fit.
+  it.runIf(canMount)('leaves a close that did not fit closing, and the recovery sweep finishes it once there is room', () =>
+    withSmallDisk('blobDir', async (t, small2) => {
       const { id: project } = await t.admin.call('project/new', { name: 'full disk' });
       const { id } = await t.admin.call('file/new', { project, name: 'two-parts.bin' });
       const parts = [random(6 * MiB), random(2 * MiB)];
@@ -86,17 +94,11 @@ describe('a full disk', () => {
       await t.platform.services.files.recover(Date.now());
       await waitForState(t.admin, id, 'closed');
       expect((await downloadBytes(t.admin, id, project)).equals(Buffer.concat(parts))).toBe(true);
-    } finally {
-      await t.close();
-      small2.unmount();
-    }
-  });
+    }),
+  );
 
-  const small3 = mountSmall(64);
-  it.runIf(small3)('answers 503 ServiceUnavailable when the database cannot grow, and works again once it can', async () => {
-    if (!small3) return;
-    const t = await startTestPlatform(undefined, { dataDir: small3.dir });
-    try {
+  it.runIf(canMount)('answers 503 ServiceUnavailable when the database cannot grow, and works again once it can', () =>
+    withSmallDisk('dataDir', async (t, small3) => {
       const { id: project } = await t.admin.call('project/new', { name: 'full database' });
       const filler = fill(small3.dir);
       // Enough new records to need new pages of the database, whatever room its last page had.
@@ -108,9 +110,6 @@ describe('a full disk', () => {
       await records();
       const found = await t.admin.call('system/findDataObjects', { scope: { project }, class: 'record', limit: 1000 });
       expect(found.results.length).toBeGreaterThanOrEqual(50);
-    } finally {
-      await t.close();
-      small3.unmount();
-    }
-  });
+    }),
+  );
 });
