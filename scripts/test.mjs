@@ -17,10 +17,16 @@ if (run('npm', ['run', 'build', '--silent']) !== 0) {
   console.log('0 passed, 1 failed');
   process.exit(1);
 }
-// Lint (Biome, warnings included) counts as one more test: the code base is kept Biome-clean. Skipped
-// when arguments narrow the run to some suites.
-const lintFailed = process.argv.length > 2 ? undefined : run(path.join(root, 'node_modules', '.bin', 'biome'), ['check', '--error-on-warnings']) !== 0;
-if (lintFailed) console.log('lint: Biome found problems (npm run lint shows them; npx biome check --write fixes the safe ones)');
+// Lint (Biome, warnings included) and the type check of every package and test count as two more
+// tests: the code base is kept Biome-clean and strict. Skipped when arguments narrow the run to some suites.
+const wholeRun = process.argv.length <= 2;
+const checks = wholeRun
+  ? [
+      { name: 'lint', failed: run(path.join(root, 'node_modules', '.bin', 'biome'), ['check', '--error-on-warnings']) !== 0, fix: 'npm run lint' },
+      { name: 'typecheck', failed: run('npm', ['run', 'typecheck', '--silent']) !== 0, fix: 'npm run typecheck' },
+    ]
+  : [];
+for (const check of checks.filter((check) => check.failed)) console.log(`${check.name} failed (${check.fix} shows why)`);
 const report = path.join(os.tmpdir(), `panx-vitest-${process.pid}.json`);
 const status = run(path.join(root, 'node_modules', '.bin', 'vitest'), [
   'run',
@@ -42,7 +48,9 @@ try {
   failed = Math.max(failed, 1);
 }
 if (status !== 0 && failed === 0) failed = 1;
-if (lintFailed === true) failed += 1;
-if (lintFailed === false) passed += 1;
+for (const check of checks) {
+  if (check.failed) failed += 1;
+  else passed += 1;
+}
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);

@@ -103,7 +103,7 @@ describe.each(BACKENDS)('runs in a project with allowedExecutables ($name)', (ba
     await restrict(['workflow-allowed_workflow']);
     const { id: analysis } = await runWorkflow();
     expect(analysis).toMatch(/^analysis-/);
-    const described = (await user.client.call('analysis-xxxx/describe', analysis, {})) as { stages: { id: string; execution: { id: string } }[] };
+    const described = (await user.client.call('analysis-xxxx/describe', analysis, {})) as { id: string; stages: { id: string; execution: { id: string } }[] };
     expect(described.stages.map((stage) => stage.execution.id)).toEqual([expect.stringMatching(/^job-/), expect.stringMatching(/^job-/)]);
     await restrict([workflow]);
     expect((await runWorkflow()).id).toMatch(/^analysis-/);

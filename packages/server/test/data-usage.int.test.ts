@@ -39,7 +39,7 @@ describe.each(BACKENDS)('project data usage on $name', (backend) => {
   }
 
   it('follows closes, clones, moves and removals, and a destroyed project', async () => {
-    const { a, b, c } = projects as Record<string, string>;
+    const { a, b, c } = projects as { a: string; b: string; c: string };
     const one = await uploadFile(user.client, a, [Buffer.alloc(1000, 1)], { name: 'one.txt', folder: '/x', parents: true });
     const two = await uploadFile(user.client, a, [Buffer.alloc(5 * MiB, 2), Buffer.alloc(3000, 3)], { name: 'two.bin', folder: '/x', parents: true });
     const open = await uploadFile(user.client, a, [Buffer.alloc(700, 4)], { name: 'open.txt', close: false });
@@ -72,7 +72,7 @@ describe.each(BACKENDS)('project data usage on $name', (backend) => {
   });
 
   it('adds up changes made at the same time to the same objects', async () => {
-    const { a, b } = projects as Record<string, string>;
+    const { a, b } = projects as { a: string; b: string };
     const before = await expectConsistent();
     const files = await Promise.all([1, 2, 3, 4].map((i) => uploadFile(user.client, a, [Buffer.alloc(100 * i, i)], { name: `race-${i}`, close: false })));
     // Files close while others are cloned and removed, all at once.

@@ -125,7 +125,7 @@ flaky() { if [ -e "${scratch}/$DX_JOB_ID" ]; then dx-jobutil-add-output ok yes -
     const high = await run(quick, { priority: 'high' });
     await waitUntil('the queued jobs are runnable', async () => (await describeJob(user.client, high)).state === 'runnable');
     fs.writeFileSync(gate, '');
-    const started = async (id: string) => ((await waitForJob(user.client, id)) as { startedRunning: number }).startedRunning;
+    const started = async (id: string) => (await waitForJob(user.client, id)).startedRunning as number;
     const [lowAt, normalAt, highAt] = [await started(low), await started(normal), await started(high)];
     expect(highAt).toBeLessThan(normalAt);
     expect(normalAt).toBeLessThan(lowAt);

@@ -25,7 +25,7 @@ describe('findExecutions of top-level executions (sqlite+local)', () => {
     const analysis = await user.client.call('workflow-xxxx/run', workflow, { project, input: {}, rerunStages: ['*'] });
     await waitForJob(user.client, analysis.stages[0] as string);
     for (let i = 0; i < 50; i++) {
-      const { state } = (await user.client.call('analysis-xxxx/describe', analysis.id, {})) as { state: string };
+      const { state } = (await user.client.call('analysis-xxxx/describe', analysis.id, {})) as { id: string; state: string };
       if (state === 'done') break;
       await sleep(100);
     }

@@ -50,7 +50,7 @@ describe('notifications from the execution engine (sqlite+local)', () => {
     const finalState = async (id: string) => {
       const deadline = Date.now() + 60_000;
       for (;;) {
-        const { state } = (await user.client.call('analysis-xxxx/describe', id, {})) as { state: string };
+        const { state } = (await user.client.call('analysis-xxxx/describe', id, {})) as { id: string; state: string };
         if (['done', 'failed', 'terminated'].includes(state)) return state;
         if (Date.now() > deadline) throw new Error(`${id} stayed ${state}`);
         await sleep(100);

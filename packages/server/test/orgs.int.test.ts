@@ -184,7 +184,7 @@ describe.each(BACKENDS)('orgs on $name', (backend) => {
     const { id, admin } = await org();
     const member = await join(id, admin, 'MEMBER', { allowBillableActivities: true });
     const suffix = id.slice(4).replaceAll('-', '_').toLowerCase();
-    const runSpec = { interpreter: 'bash', code: 'main() { :; }', distribution: 'Ubuntu', release: '24.04' };
+    const runSpec = { interpreter: 'bash' as const, code: 'main() { :; }', distribution: 'Ubuntu', release: '24.04' };
     const newApp = async (name: string, version: string, billTo?: string) => {
       const { id: app } = await member.client.call('app/new', { name, version, runSpec, ...(billTo ? { billTo } : {}) });
       return app;

@@ -44,7 +44,7 @@ describe.each(EXECUTORS)('the germline workflow on the demo data, %s executor', 
     const found = await t.admin.call('system/findDataObjects', { class: 'workflow', scope: { project: demo }, describe: true });
     expect(found.results).toHaveLength(1);
     const id = found.results[0]?.id as string;
-    const described = (await t.admin.call('workflow-xxxx/describe', id, { project: demo })) as Record<string, unknown> & {
+    const described = (await t.admin.call('workflow-xxxx/describe', id, { project: demo })) as { id: string } & Record<string, unknown> & {
       stages: { id: string; executable: string; folder: string; accessible: boolean; input: Record<string, unknown> }[];
       inputSpec: { name: string; optional?: boolean }[];
     };

@@ -45,13 +45,13 @@ beforeAll(async () => {
       // Announces the whole body, sends half of it, and hangs up.
       response.writeHead(200, { 'content-length': String(body.length) });
       response.write(body.subarray(0, 7 * MiB), () => response.socket?.end());
-      return;
+      return response;
     }
     response.writeHead(ranged ? 206 : 200, {
       'content-length': String(body.length),
       ...(ranged ? { 'content-range': `bytes ${from}-${data.length - 1}/${data.length}` } : {}),
     });
-    response.end(body);
+    return response.end(body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/file`;
