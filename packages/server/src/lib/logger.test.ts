@@ -48,6 +48,23 @@ describe('the server log', () => {
     }
   });
 
+  it('writes every line it holds when the process exits at once', () => {
+    ensureServerBuilt();
+    const logger = pathToFileURL(path.join(ROOT, 'packages/server/dist/lib/logger.js')).href;
+    const script = `
+      const { createLogger } = await import(${JSON.stringify(logger)});
+      const log = createLogger('info');
+      for (let i = 0; i < 5000; i++) log.info({ i }, 'y'.repeat(200));
+      process.exit(0);`;
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, timeout: 15_000 });
+    expect(child.status).toBe(0);
+    const numbers = child.stdout
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { i: number }).i);
+    expect(numbers).toEqual(Array.from({ length: 5000 }, (_, i) => i));
+  });
+
   it.runIf(canMount)('says how many writes failed once the disk has room again, and goes on logging', async () => {
     const small = mountSmall(1);
     if (!small) throw new Error('mounting a tmpfs failed');

@@ -98,13 +98,25 @@ function flushOnce(boom: HeldLines, failed: (error: NodeJS.ErrnoException) => vo
     boom._writingBuf = '';
   }
   boom._len = boom._writing ? boom._writingBuf.length : 0;
+  let busyWaits = 0;
   for (const lines of held) {
     const bytes = Buffer.isBuffer(lines) ? lines : Buffer.from(lines);
-    try {
-      for (let done = 0; done < bytes.length; ) done += fs.writeSync(boom.fd, bytes, done);
-    } catch (error) {
-      failed(error as NodeJS.ErrnoException);
-      return;
+    for (let done = 0; done < bytes.length; ) {
+      try {
+        done += fs.writeSync(boom.fd, bytes, done);
+      } catch (error) {
+        // A pipe that is full for now (a non-blocking stdout) is waited for, up to 2 s; anything else drops the rest.
+        const code = (error as NodeJS.ErrnoException).code;
+        if ((code === 'EAGAIN' || code === 'EBUSY') && busyWaits++ < 200) {
+          Atomics.wait(PAUSE, 0, 0, 10);
+          continue;
+        }
+        failed(error as NodeJS.ErrnoException);
+        return;
+      }
     }
   }
 }
+
+/** Something to wait on for a synchronous pause. */
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
