@@ -45,9 +45,9 @@ describe.each(EXECUTORS)('the germline workflow on the demo data, %s executor', 
     expect(found.results).toHaveLength(1);
     const id = found.results[0]?.id as string;
     const described = (await t.admin.call('workflow-xxxx/describe', id, { project: demo })) as { id: string } & Record<string, unknown> & {
-      stages: { id: string; executable: string; folder: string; accessible: boolean; input: Record<string, unknown> }[];
-      inputSpec: { name: string; optional?: boolean }[];
-    };
+        stages: { id: string; executable: string; folder: string; accessible: boolean; input: Record<string, unknown> }[];
+        inputSpec: { name: string; optional?: boolean }[];
+      };
     const source = JSON.parse(fs.readFileSync(path.join(APPS_DIR, 'workflows', 'germline_variants.json'), 'utf8')) as {
       stages: { id: string; folder: string; input: Record<string, unknown> }[];
     };
