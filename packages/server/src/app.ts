@@ -13,6 +13,7 @@ import { registerBlobRoutes } from './http/blob-routes.js';
 import type { Handler } from './http/handler.js';
 import { createHttpServer, registerStaticRoutes } from './http/server.js';
 import { newSecret } from './lib/ids.js';
+import { FreeSpaceWatch } from './lib/free-space.js';
 import { createLogger } from './lib/logger.js';
 import { UrlSigner } from './lib/signing.js';
 import { authHandlers } from './modules/auth/auth.routes.js';
@@ -241,6 +242,14 @@ export async function createPlatform(config: ResolvedConfig, log: Logger = creat
     runtimeConfig: () => uiConfig.runtimeConfig(),
     downloadOrigin: await blobs.directDownloadOrigin(),
   });
+  // The local folders written to: SQLite's and the blob store's (PostgreSQL and S3 watch their own).
+  const freeSpace = new FreeSpaceWatch(
+    {
+      ...(database.dialect === 'sqlite' ? { database: path.dirname(config.sqlitePath) } : {}),
+      ...(blobs.kind === 'local' ? { blobs: config.blobDir } : {}),
+    },
+    log,
+  );
   http.get('/health', async () => ({ status: 'ok' }));
   http.get('/ready', async (_request, reply) => {
     try {
@@ -248,7 +257,13 @@ export async function createPlatform(config: ResolvedConfig, log: Logger = creat
       await blobs.check();
       // Which process answered: in a server of several processes, the leader runs the engine.
       const role = config.processes > 1 ? (config.background ? 'leader' : 'api') : 'single';
-      return { status: 'ready', database: database.dialect, blobStore: blobs.kind, process: { pid: process.pid, role } };
+      return {
+        status: 'ready',
+        database: database.dialect,
+        blobStore: blobs.kind,
+        freeBytes: await freeSpace.measure(),
+        process: { pid: process.pid, role },
+      };
     } catch (error) {
       return reply.code(503).send({ error: { type: 'ServiceUnavailable', message: `Not ready: ${(error as Error).message}` } });
     }
@@ -259,7 +274,11 @@ export async function createPlatform(config: ResolvedConfig, log: Logger = creat
   if (config.background) {
     // In a server of several processes, the others may be closing files while this one starts.
     await files.recover(Date.now(), { closingOlderThanMs: config.processes > 1 ? RECENT_CLOSE_MS : 0 });
-    sweeper = setInterval(() => void files.recover(Date.now(), { closingOlderThanMs: RECENT_CLOSE_MS }), RECENT_CLOSE_MS);
+    await freeSpace.check();
+    sweeper = setInterval(() => {
+      void files.recover(Date.now(), { closingOlderThanMs: RECENT_CLOSE_MS });
+      void freeSpace.check();
+    }, RECENT_CLOSE_MS);
     sweeper.unref();
   }
 

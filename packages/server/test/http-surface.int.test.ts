@@ -65,6 +65,12 @@ describe('the HTTP surface of the server', () => {
     // The runtime configuration, as system/getUIConfig answers it.
     expect(await config.json()).toEqual(await t.admin.post('system', 'getUIConfig', {}));
     expect((await fetch(`${t.url}/health`)).status).toBe(200);
-    expect((await fetch(`${t.url}/ready`)).status).toBe(200);
+    const ready = await fetch(`${t.url}/ready`);
+    expect(ready.status).toBe(200);
+    // Free space of the local folders written to (SQLite's and the blob store's), for monitoring.
+    const free = ((await ready.json()) as { freeBytes: Record<string, number> }).freeBytes;
+    const expected = [...(t.platform.config.databaseUrl ? [] : ['database']), ...(t.platform.config.s3 ? [] : ['blobs'])];
+    expect(Object.keys(free).sort()).toEqual(expected.sort());
+    for (const bytes of Object.values(free)) expect(bytes).toBeGreaterThan(0);
   });
 });
