@@ -8,7 +8,7 @@ interface LoggedRequest {
   ip?: string;
 }
 
-/** Log lines held while the destination refuses writes (a full disk): past this, new lines are dropped. */
+/** Log lines waiting to be written (the destination refuses writes, or its reader fell behind): past this, new lines are dropped. */
 const HELD_LOG_BYTES_MAX = 16 * 1024 * 1024;
 
 /**
@@ -52,8 +52,8 @@ function isHeldLines(stream: unknown): stream is HeldLines {
 
 /**
  * A log destination that fails (ENOSPC when the disk the log goes to is full, EIO, ...) emits
- * 'error', which nothing handled: the process died of it, taking every request in flight with it.
- * Now the failures are counted, with the lines dropped meanwhile (past the destination's `maxLength`),
+ * 'error'; unhandled, that would end the process and every request in flight with it. Here the
+ * failures are counted, with the lines dropped meanwhile (past the destination's `maxLength`),
  * and said once a write goes through again (pino's destination retries the lines it holds with the
  * next line logged, and emits 'write' when one goes through).
  *
