@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { type SpawnSyncOptions, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -9,6 +9,14 @@ import { ensureServerBuilt, ROOT } from '../../test/built-server.js';
 import { createLogger } from './logger.js';
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
+
+/** Runs `body` in a Node process of its own, with `log` the server's logger (as built) on its stdout. */
+function runWithServerLog(body: string, options: SpawnSyncOptions) {
+  ensureServerBuilt();
+  const logger = pathToFileURL(path.join(ROOT, 'packages/server/dist/lib/logger.js')).href;
+  const script = `const { createLogger } = await import(${JSON.stringify(logger)});\nconst log = createLogger('info');\n${body}`;
+  return spawnSync(process.execPath, ['--input-type=module', '-e', script], { timeout: 15_000, ...options });
+}
 
 describe('the server log', () => {
   it('keeps the process alive when every write fails (/dev/full: ENOSPC)', async () => {
@@ -31,16 +39,13 @@ describe('the server log', () => {
   });
 
   it('lets the process exit while the log cannot be written (stdout on /dev/full)', () => {
-    ensureServerBuilt();
-    const logger = pathToFileURL(path.join(ROOT, 'packages/server/dist/lib/logger.js')).href;
-    const script = `
-      const { createLogger } = await import(${JSON.stringify(logger)});
-      const log = createLogger('info');
-      for (let i = 0; i < 1000; i++) log.info({ i }, 'x'.repeat(100));
-      setTimeout(() => { log.info('the last line'); process.exit(0); }, 200);`;
     const stdout = fs.openSync('/dev/full', 'w');
     try {
-      const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', stdout, 'pipe'], timeout: 15_000 });
+      const child = runWithServerLog(
+        `for (let i = 0; i < 1000; i++) log.info({ i }, 'x'.repeat(100));
+         setTimeout(() => { log.info('the last line'); process.exit(0); }, 200);`,
+        { stdio: ['ignore', stdout, 'pipe'] },
+      );
       // Killed by the timeout (a flush retrying for ever) shows as no status and SIGTERM.
       expect({ status: child.status, signal: child.signal, stderr: child.stderr.toString() }).toEqual({ status: 0, signal: null, stderr: '' });
     } finally {
@@ -49,16 +54,12 @@ describe('the server log', () => {
   });
 
   it('writes every line it holds when the process exits at once', () => {
-    ensureServerBuilt();
-    const logger = pathToFileURL(path.join(ROOT, 'packages/server/dist/lib/logger.js')).href;
-    const script = `
-      const { createLogger } = await import(${JSON.stringify(logger)});
-      const log = createLogger('info');
-      for (let i = 0; i < 5000; i++) log.info({ i }, 'y'.repeat(200));
-      process.exit(0);`;
-    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, timeout: 15_000 });
+    const child = runWithServerLog(`for (let i = 0; i < 5000; i++) log.info({ i }, 'y'.repeat(200)); process.exit(0);`, {
+      maxBuffer: 64 * 1024 * 1024,
+    });
     expect(child.status).toBe(0);
     const numbers = child.stdout
+      .toString()
       .trim()
       .split('\n')
       .map((line) => (JSON.parse(line) as { i: number }).i);
