@@ -200,6 +200,27 @@ function receiveInto(body: Readable, writer: SlotFileWriter, cap: number, giveUp
       body.destroy();
       reject(error);
     };
+    /**
+     * A write of ours failed (a full disk) while the client may still be sending: the rest of the
+     * body is read and dropped, up to `giveUpAfter`, so that the client gets the answer (503) rather
+     * than a connection reset in the middle of its request.
+     */
+    const failAfterBody = (error: Error) => {
+      if (settled) return;
+      if (body.readableEnded || body.destroyed) return fail(error);
+      settled = true;
+      body.off('data', onData);
+      const drop = (chunk: Buffer) => {
+        size += chunk.length;
+        if (size <= giveUpAfter) return;
+        body.off('data', drop);
+        body.destroy();
+        reject(error);
+      };
+      body.on('data', drop);
+      finished(body, { writable: false }, () => reject(error));
+      body.resume();
+    };
     const onData = (chunk: Buffer) => {
       const room = cap - size;
       size += chunk.length;
@@ -208,12 +229,12 @@ function receiveInto(body: Readable, writer: SlotFileWriter, cap: number, giveUp
       try {
         if (writer.fill(room < chunk.length ? chunk.subarray(0, room) : chunk)) return;
       } catch (error) {
-        return fail(error as Error);
+        return failAfterBody(error as Error);
       }
       body.pause();
       writer.ready().then(() => {
         if (!settled) body.resume();
-      }, fail);
+      }, failAfterBody);
     };
     body.on('data', onData);
     finished(body, { writable: false }, (error) => {
