@@ -26,18 +26,6 @@ export function cachingStatements(database: PreparingDatabase, size = 500): Sqli
       database.close();
     },
     prepare(sql: string): SqliteStatement {
-      if (sql === 'rollback') {
-        // Some failures (SQLITE_FULL, SQLITE_IOERR, ...) roll the transaction back themselves; Kysely's
-        // ROLLBACK then failed with "no transaction is active", and that error replaced the one that
-        // said what went wrong (a full disk answered as an internal error).
-        const rollback = database.prepare(sql);
-        return {
-          reader: false,
-          all: (parameters) => rollback.all(parameters),
-          run: (parameters) => (database.inTransaction === false ? NOTHING_RUN : rollback.run(parameters)),
-          iterate: (parameters) => rollback.iterate(parameters),
-        };
-      }
       let statement = cache.get(sql);
       if (statement) {
         // Most recently used last: the first entry is the one to evict.
@@ -48,10 +36,14 @@ export function cachingStatements(database: PreparingDatabase, size = 500): Sqli
       }
       cache.set(sql, statement);
       const cached = statement;
+      // Some failures (SQLITE_FULL, SQLITE_IOERR, ...) roll the transaction back themselves; Kysely's
+      // ROLLBACK then failed with "no transaction is active", and that error replaced the one that
+      // said what went wrong (a full disk answered as an internal error).
+      const nothingToRollBack = sql === 'rollback' ? () => database.inTransaction === false : () => false;
       return {
         reader: cached.reader,
         all: (parameters) => cached.all(parameters),
-        run: (parameters) => cached.run(parameters),
+        run: (parameters) => (nothingToRollBack() ? NOTHING_RUN : cached.run(parameters)),
         iterate: (parameters) => database.prepare(sql).iterate(parameters),
       };
     },
